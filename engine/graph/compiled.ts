@@ -1,0 +1,256 @@
+/**
+ * A compiled graph: invoke / stream a run, read and edit thread state. Holds
+ * one-run-per-thread locks and strict resume validation; the superstep work
+ * itself is in pregel/.
+ */
+import { nanoid } from "nanoid";
+import type { Checkpointer, CheckpointConfig, CheckpointMetadata } from "../checkpoint/types.ts";
+import { DEFAULT_RECURSION_LIMIT, START } from "../constants.ts";
+import {
+  GraphInterrupt,
+  InvalidCommandError,
+  MissingCheckpointerError,
+  MissingThreadIdError,
+  RunCancelledError,
+  ThreadBusyError,
+} from "../errors.ts";
+import type { RunContext, TaskContext } from "../runtime/context.ts";
+import { StreamQueue, StreamSink } from "../stream/sink.ts";
+import { STREAM_MODES, type StreamMode, type StreamPart } from "../stream/types.ts";
+import { Command, type Interrupt, type RunOptions, type StateOf, type StateSchema, type StreamOptions, type UpdateOf } from "../types.ts";
+import { buildRuntimeGraph, type RuntimeGraph, type RuntimeNode } from "../pregel/graph.ts";
+import { runLoop, type LoopOutcome } from "../pregel/loop.ts";
+import { resolveResume } from "../pregel/resume.ts";
+import { snapshotOf, updateThreadState, type StateSnapshot } from "../pregel/state.ts";
+import type { GraphDefinition } from "./definition.ts";
+import type { CompileOptions } from "./state-graph.ts";
+
+export type RunOutput<S extends StateSchema> = StateOf<S> & { __interrupt__?: Interrupt[] };
+
+export interface HistoryOptions {
+  limit?: number;
+  /** Only checkpoints older than this checkpoint id. */
+  before?: string;
+  /** Metadata fields that must match, e.g. { source: "loop" }. */
+  filter?: Record<string, unknown>;
+}
+
+const busyThreads = new WeakMap<Checkpointer, Set<string>>();
+
+export class CompiledStateGraph<S extends StateSchema, Context = unknown> {
+  readonly isCompiledGraph = true;
+  readonly name: string;
+  readonly checkpointer: Checkpointer | undefined;
+  readonly #runtime: RuntimeGraph;
+
+  constructor(definition: GraphDefinition, options: CompileOptions) {
+    this.name = definition.name;
+    this.checkpointer = options.checkpointer;
+    this.#runtime = buildRuntimeGraph(definition, options);
+  }
+
+  /** Node names (without START). */
+  get nodes(): string[] {
+    return [...this.#runtime.nodeNames];
+  }
+
+  /** Runs to the end or to the next pause and returns the state (with `__interrupt__` when paused). */
+  async invoke(input: UpdateOf<S> | Command | null | undefined, options: RunOptions<Context> = {}): Promise<RunOutput<S>> {
+    const outcome = await this.#execute(input, options, StreamSink.silent, options.signal);
+    return outputOf(outcome) as RunOutput<S>;
+  }
+
+  /**
+   * Streams a run as `{ type, ns, data }` parts for the chosen modes. Breaking
+   * out of the loop cancels the run.
+   */
+  stream(input: UpdateOf<S> | Command | null | undefined, options: StreamOptions<Context> = {}): AsyncIterableIterator<StreamPart> {
+    const modes = normalizeModes(options.streamMode);
+    const controller = new AbortController();
+    const external = options.signal;
+    if (external) {
+      if (external.aborted) controller.abort(external.reason);
+      else external.addEventListener("abort", () => controller.abort(external.reason), { once: true });
+    }
+    const queue = new StreamQueue<StreamPart>(() => controller.abort(new RunCancelledError("the stream consumer stopped reading")));
+    const sink = new StreamSink(new Set(modes), (part) => queue.push(part), options.subgraphs ?? false);
+    this.#execute(input, options, sink, controller.signal).then(
+      () => queue.close(),
+      (error: unknown) => queue.fail(error),
+    );
+    return queue;
+  }
+
+  async getState(threadId: string, options: { checkpointId?: string } = {}): Promise<StateSnapshot> {
+    const saver = this.#requireSaver("getState()");
+    const tuple = await saver.getTuple({ threadId, checkpointNs: "", ...(options.checkpointId ? { checkpointId: options.checkpointId } : {}) });
+    return snapshotOf(this.#runtime, tuple, threadId);
+  }
+
+  /** Checkpoints of the thread's root graph, newest first. */
+  async *getStateHistory(threadId: string, options: HistoryOptions = {}): AsyncIterable<StateSnapshot> {
+    const saver = this.#requireSaver("getStateHistory()");
+    for await (const tuple of saver.list({ threadId, checkpointNs: "" }, options)) {
+      yield snapshotOf(this.#runtime, tuple, threadId);
+    }
+  }
+
+  /**
+   * Writes `values` as if node `asNode` had returned them (its edges fire), in a
+   * new checkpoint. With `checkpointId`, forks from that checkpoint.
+   */
+  async updateState(
+    threadId: string,
+    values: UpdateOf<S> | null,
+    options: { asNode?: string; checkpointId?: string } = {},
+  ): Promise<Required<CheckpointConfig>> {
+    const saver = this.#requireSaver("updateState()");
+    return this.#withLock(saver, threadId, () => updateThreadState(this.#runtime, saver, threadId, values ?? {}, options));
+  }
+
+  #requireSaver(what: string): Checkpointer {
+    if (!this.checkpointer) throw new MissingCheckpointerError(what);
+    return this.checkpointer;
+  }
+
+  async #withLock<T>(saver: Checkpointer | undefined, threadId: string | undefined, fn: () => Promise<T>): Promise<T> {
+    if (!saver || threadId === undefined) return fn();
+    let busy = busyThreads.get(saver);
+    if (!busy) busyThreads.set(saver, (busy = new Set()));
+    if (busy.has(threadId)) throw new ThreadBusyError(threadId);
+    busy.add(threadId);
+    try {
+      return await fn();
+    } finally {
+      busy.delete(threadId);
+    }
+  }
+
+  async #execute(
+    input: unknown,
+    options: RunOptions<Context>,
+    sink: StreamSink,
+    signal: AbortSignal | undefined,
+  ): Promise<LoopOutcome> {
+    const saver = this.checkpointer;
+    const threadId = options.threadId;
+    if (saver && threadId === undefined) throw new MissingThreadIdError();
+    return this.#withLock(saver, threadId, async () => {
+      let resumeMap = new Map<string, unknown>();
+      let loopInput: Record<string, unknown> | null = null;
+      let resuming = false;
+      if (input instanceof Command) {
+        if (!input.hasResume || input.update !== undefined || input.goto !== undefined) {
+          throw new InvalidCommandError("a Command passed as run input takes only { resume }; use updateState() to change state");
+        }
+        if (!saver || threadId === undefined) throw new MissingCheckpointerError("resuming with Command({ resume })");
+        resumeMap = await resolveResume(saver, threadId, options.checkpointId, input.resume);
+        resuming = true;
+      } else if (input !== null && input !== undefined) {
+        if (typeof input !== "object" || Array.isArray(input)) {
+          throw new InvalidCommandError(`run input must be an object of state updates, a Command or null; got ${Array.isArray(input) ? "an array" : typeof input}`);
+        }
+        loopInput = input as Record<string, unknown>;
+      }
+      const run: RunContext = {
+        runId: options.runId ?? nanoid(),
+        threadId,
+        checkpointer: saver,
+        resumeMap,
+        consumed: new Set(),
+        signal: signal ?? new AbortController().signal,
+        context: options.context,
+        tags: options.tags ?? [],
+      };
+      const pick = (call: RunOptions["interruptBefore"], compiled: readonly string[] | "*") =>
+        call !== undefined && (call === "*" || call.length > 0) ? call : compiled;
+      const interruptBefore = pick(options.interruptBefore, this.#runtime.interruptBefore);
+      const interruptAfter = pick(options.interruptAfter, this.#runtime.interruptAfter);
+      if ((interruptBefore.length > 0 || interruptAfter.length > 0) && !saver) {
+        throw new MissingCheckpointerError("static breakpoints");
+      }
+      return runLoop({
+        graph: this.#runtime,
+        run,
+        sink,
+        ns: "",
+        nsPath: [],
+        parents: {},
+        input: loopInput,
+        resuming,
+        checkpointId: options.checkpointId,
+        interruptBefore,
+        interruptAfter,
+        recursionLimit: options.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
+        metadata: options.metadata ?? {},
+        runSubgraph: (node, state, task) => runSubgraph(node, state, task, this.#runtime),
+      });
+    });
+  }
+
+  /** @internal Runs this graph as a node of a parent graph. */
+  runAsSubgraph(state: Record<string, unknown>, task: TaskContext, nodeName: string, parent: RuntimeGraph): Promise<unknown> {
+    return runChild(this.#runtime, state, task, nodeName, parent);
+  }
+}
+
+function runSubgraph(node: RuntimeNode, state: Record<string, unknown>, task: TaskContext, parent: RuntimeGraph): Promise<unknown> {
+  const definition = node.definition;
+  if (definition?.kind !== "subgraph") throw new Error(`node "${node.name}" is not a subgraph`);
+  return definition.subgraph.runAsSubgraph(state, task, node.name, parent);
+}
+
+async function runChild(
+  child: RuntimeGraph,
+  state: Record<string, unknown>,
+  task: TaskContext,
+  nodeName: string,
+  parent: RuntimeGraph,
+): Promise<unknown> {
+  const segment = `${nodeName}:${task.task.id}`;
+  const ns = task.task.checkpointNs ? `${task.task.checkpointNs}|${segment}` : segment;
+  const run: RunContext = { ...task.run, signal: task.signal };
+  const saver = run.checkpointer;
+  // The namespace is unique to this execution of the parent task: an existing
+  // checkpoint there means the task is being re-run after a pause — continue it.
+  const existing = saver && run.threadId !== undefined ? await saver.getTuple({ threadId: run.threadId, checkpointNs: ns }) : undefined;
+  const input: Record<string, unknown> = {};
+  for (const key of child.stateKeyList) if (key in state) input[key] = state[key];
+  const outcome = await runLoop({
+    graph: child,
+    run,
+    sink: task.sink.forSubgraph(),
+    ns,
+    nsPath: [...task.task.ns, segment],
+    parents: { [task.task.checkpointNs]: task.task.checkpointId },
+    input: existing ? null : input,
+    resuming: existing !== undefined,
+    interruptBefore: child.interruptBefore,
+    interruptAfter: child.interruptAfter,
+    recursionLimit: DEFAULT_RECURSION_LIMIT,
+    metadata: {},
+    runSubgraph: (node, s, t) => runSubgraph(node, s, t, child),
+  });
+  if (outcome.status === "interrupted") throw new GraphInterrupt(outcome.interrupts);
+  const update: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(outcome.values)) if (parent.stateKeys.has(key)) update[key] = value;
+  return update;
+}
+
+function outputOf(outcome: LoopOutcome): Record<string, unknown> {
+  return outcome.status === "interrupted" && outcome.interrupts.length > 0
+    ? { ...outcome.values, __interrupt__: outcome.interrupts }
+    : outcome.values;
+}
+
+function normalizeModes(mode: StreamOptions["streamMode"]): StreamMode[] {
+  const list = mode === undefined ? ["values" as const] : typeof mode === "string" ? [mode] : [...mode];
+  for (const m of list) {
+    if (!(STREAM_MODES as readonly string[]).includes(m)) {
+      throw new InvalidCommandError(`unknown stream mode "${m}" (modes: ${STREAM_MODES.join(", ")})`);
+    }
+  }
+  return list;
+}
+
+export type { StateSnapshot, CheckpointMetadata };

@@ -1,0 +1,328 @@
+/**
+ * The Pregel loop of one graph (root or subgraph): load the checkpoint, apply
+ * input or resume, then plan → execute → apply → checkpoint until no task is
+ * left, an interrupt or a breakpoint pauses the run, or it fails.
+ */
+import { newCheckpointId } from "../checkpoint/ids.ts";
+import type { Checkpoint, CheckpointConfig, CheckpointMetadata, CheckpointTuple } from "../checkpoint/types.ts";
+import { ERROR, INTERRUPT, NO_WRITES, PULL, PUSH, RESUME, START } from "../constants.ts";
+import {
+  GraphRecursionError,
+  InvalidUpdateError,
+  PendingInterruptsError,
+  RunCancelledError,
+} from "../errors.ts";
+import { TaskContext, type RunContext } from "../runtime/context.ts";
+import type { StreamSink } from "../stream/sink.ts";
+import type { CheckpointPayload, Namespace, TaskResultPayload } from "../stream/types.ts";
+import type { Interrupt } from "../types.ts";
+import {
+  applyWrites,
+  emptyCheckpoint,
+  markSeenByBreakpoints,
+  planTasks,
+  readValues,
+  restoreChannels,
+  shouldInterrupt,
+  snapshotChannels,
+  type Channels,
+  type PlannedTask,
+} from "./algo.ts";
+import type { RuntimeGraph, RuntimeNode } from "./graph.ts";
+import { groupPendingWrites, pendingInterruptsOf, type TaskRecord } from "./pending.ts";
+import { TaskFailure, TaskInterrupted, runTask } from "./runner.ts";
+import { nodeWrites, updatePayload, type Write } from "./writes.ts";
+
+export interface LoopParams {
+  graph: RuntimeGraph;
+  run: RunContext;
+  sink: StreamSink;
+  /** Checkpoint namespace ("" at the root). */
+  ns: string;
+  nsPath: Namespace;
+  parents: Record<string, string>;
+  /** State update to start with, or null to continue from the checkpoint. */
+  input: Record<string, unknown> | null;
+  /** True when the caller answered interrupts (breakpoints do not re-fire). */
+  resuming: boolean;
+  checkpointId?: string | undefined;
+  interruptBefore: readonly string[] | "*";
+  interruptAfter: readonly string[] | "*";
+  recursionLimit: number;
+  metadata: Record<string, unknown>;
+  /** Runs a subgraph node; supplied by the compiled graph. */
+  runSubgraph: (node: RuntimeNode, state: Record<string, unknown>, task: TaskContext) => Promise<unknown>;
+}
+
+export interface LoopOutcome {
+  status: "completed" | "interrupted";
+  values: Record<string, unknown>;
+  interrupts: Interrupt[];
+  /** The checkpoint the run stopped at (undefined without a checkpointer). */
+  config: Required<CheckpointConfig> | undefined;
+}
+
+interface StepTask extends PlannedTask {
+  node: RuntimeNode;
+  record: TaskRecord | undefined;
+}
+
+export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
+  const { graph, run, sink } = p;
+  const saver = run.checkpointer;
+  const threadId = run.threadId ?? "";
+  const loaded: CheckpointTuple | undefined =
+    saver && run.threadId !== undefined
+      ? await saver.getTuple({ threadId, checkpointNs: p.ns, ...(p.checkpointId ? { checkpointId: p.checkpointId } : {}) })
+      : undefined;
+  let checkpoint: Checkpoint = loaded?.checkpoint ?? { ...emptyCheckpoint(), id: "", ts: new Date().toISOString() };
+  let config = loaded?.config;
+  let step = loaded ? loaded.metadata.step : -2;
+  let records = loaded ? groupPendingWrites(loaded.pendingWrites) : new Map<string, TaskRecord>();
+  const channels = restoreChannels(graph.specs, checkpoint.channelValues);
+
+  const save = async (source: CheckpointMetadata["source"]): Promise<void> => {
+    const parent = checkpoint.id;
+    checkpoint = { ...checkpoint, id: newCheckpointId(), ts: new Date().toISOString(), channelValues: saver ? snapshotChannels(channels) : {} };
+    records = new Map();
+    if (!saver) return;
+    const metadata: CheckpointMetadata = { ...p.metadata, source, step, parents: p.parents, runId: run.runId };
+    const parentConfig = config;
+    config = await saver.put({ threadId, checkpointNs: p.ns, ...(parent ? { checkpointId: parent } : {}) }, checkpoint, metadata);
+    if (sink.wants("checkpoints") || sink.wants("debug")) {
+      const payload = checkpointPayload(graph, channels, checkpoint, config, parentConfig, metadata, p.ns);
+      sink.emit("checkpoints", p.nsPath, payload);
+      sink.emit("debug", p.nsPath, { type: "checkpoint", step, timestamp: checkpoint.ts, payload });
+    }
+  };
+  const outcome = (status: LoopOutcome["status"], interrupts: Interrupt[] = []): LoopOutcome => ({
+    status,
+    values: readValues(channels, graph.publicKeyList),
+    interrupts,
+    config,
+  });
+
+  if (p.input !== null) {
+    const pending = [...records.values()].flatMap(pendingInterruptsOf);
+    if (pending.length > 0) throw new PendingInterruptsError(pending.map((i) => i.id));
+    const writes: Write[] = [];
+    for (const [key, value] of Object.entries(p.input)) {
+      if (!graph.stateKeys.has(key)) {
+        throw new InvalidUpdateError(`input key "${key}" is not a state channel (channels: ${graph.stateKeyList.join(", ")})`);
+      }
+    }
+    writes.push([START, p.input]);
+    applyWrites(checkpoint, channels, [{ name: "__input__", path: [PULL, "__input__"], triggers: [], writes }], { clearUnwritten: false });
+    step += 1;
+    await save("input");
+  } else if (!loaded) {
+    return outcome("completed");
+  } else {
+    // Continuing from a checkpoint: the state as it is now has been seen by breakpoints.
+    markSeenByBreakpoints(checkpoint);
+  }
+
+  let stepsRun = 0;
+  for (;;) {
+    const planned = planTasks(checkpoint, channels, graph.planNodes, step + 1, p.ns);
+    if (planned.length === 0) return outcome("completed");
+    if (stepsRun >= p.recursionLimit) throw new GraphRecursionError(p.recursionLimit);
+    const tasks: StepTask[] = planned.map((t) => ({ ...t, node: graph.nodes.get(t.name) as RuntimeNode, record: records.get(t.id) }));
+    const continuing = tasks.some((t) => t.record !== undefined);
+    if (!continuing && shouldInterrupt(checkpoint, p.interruptBefore, tasks)) return outcome("interrupted");
+
+    const results = await executeStep(p, tasks, step + 1, checkpoint, channels, config);
+    const open = results.flatMap((r) => r.interrupts);
+    if (open.length > 0) {
+      sink.emit("values", p.nsPath, { __interrupt__: open });
+      return outcome("interrupted", open);
+    }
+    step += 1;
+    applyWrites(checkpoint, channels, results);
+    await save("loop");
+    stepsRun += 1;
+    sink.emit("values", p.nsPath, readValues(channels, graph.publicKeyList));
+    if (shouldInterrupt(checkpoint, p.interruptAfter, tasks)) return outcome("interrupted");
+  }
+}
+
+interface StepResult {
+  name: string;
+  path: PlannedTask["path"];
+  triggers: string[];
+  writes: Write[];
+  interrupts: Interrupt[];
+}
+
+/**
+ * Runs the tasks of one step concurrently. Finished tasks (from pending writes)
+ * are not run again; their writes are replayed to the stream. Each task's
+ * writes are saved the moment it finishes.
+ */
+async function executeStep(
+  p: LoopParams,
+  tasks: StepTask[],
+  step: number,
+  checkpoint: Checkpoint,
+  channels: Channels,
+  config: Required<CheckpointConfig> | undefined,
+): Promise<StepResult[]> {
+  const { graph, run, sink } = p;
+  const saver = run.checkpointer;
+  const stepController = new AbortController();
+  const onRunAbort = () => stepController.abort(run.signal.reason);
+  if (run.signal.aborted) stepController.abort(run.signal.reason);
+  else run.signal.addEventListener("abort", onRunAbort, { once: true });
+  const state = readValues(channels, graph.stateKeyList);
+  const visible = (t: StepTask) => t.name !== START;
+  const persist = async (task: StepTask, writes: Write[]) => {
+    if (saver && config) await saver.putWrites(config, writes, task.id);
+  };
+  const results: StepResult[] = [];
+  let failure: unknown;
+
+  const one = async (task: StepTask): Promise<void> => {
+    const base = { name: task.name, path: task.path, triggers: task.triggers };
+    const record = task.record;
+    if (record?.done) {
+      results.push({ ...base, writes: record.writes, interrupts: [] });
+      if (visible(task)) sink.emit("updates", p.nsPath, { [task.name]: updatePayload(record.writes, graph.publicKeys) });
+      return;
+    }
+    const open = record ? pendingInterruptsOf(record) : [];
+    if (open.length > 0 && !open.some((i) => run.resumeMap.has(i.id))) {
+      results.push({ ...base, writes: [], interrupts: open });
+      return;
+    }
+    // START reads the run input; a Send task its argument; every other task the state.
+    const input = (task.name === START ? channels.get(START)?.get() : task.path[0] === PUSH ? task.sendArg : state) as Record<string, unknown>;
+    if (visible(task) && (sink.wants("tasks") || sink.wants("debug"))) {
+      const payload = { id: task.id, name: task.name, input, triggers: task.triggers };
+      sink.emit("tasks", p.nsPath, payload);
+      sink.emit("debug", p.nsPath, { type: "task", step, timestamp: new Date().toISOString(), payload });
+    }
+    const definition = task.node.definition;
+    const options = definition?.options ?? {};
+    const taskNs = p.nsPath;
+    const makeContext = (signal: AbortSignal, resume: readonly Interrupt[]) =>
+      new TaskContext(
+        run,
+        {
+          id: task.id,
+          name: task.name,
+          step,
+          triggers: task.triggers,
+          path: task.path,
+          checkpointId: checkpoint.id,
+          checkpointNs: p.ns,
+          ns: taskNs,
+          tags: options.tags ?? [],
+        },
+        sink,
+        signal,
+        resume,
+      );
+    const call = async (ctx: TaskContext): Promise<Write[]> => {
+      let result: unknown;
+      if (!definition) result = input; // START: the run input becomes the state update
+      else if (definition.kind === "subgraph") result = await p.runSubgraph(task.node, input, ctx);
+      else result = await definition.action(input, ctx.runtime);
+      return nodeWrites(
+        {
+          node: task.name,
+          stateKeys: graph.stateKeys,
+          nodeNames: graph.nodeNames,
+          specs: graph.specs,
+          channels,
+          state: input,
+          edges: task.node.edges,
+          runtime: ctx.runtime,
+        },
+        result,
+      );
+    };
+    try {
+      const { result, resume } = await runTask({
+        makeContext,
+        call,
+        node: task.name,
+        retry: options.retry,
+        timeoutMs: options.timeoutMs,
+        signal: stepController.signal,
+        resume: record?.resume ?? [],
+      });
+      const writes = result as Write[];
+      const saved: Write[] = writes.length > 0 ? [...writes] : [[NO_WRITES, null]];
+      if (resume.length > 0) saved.push([RESUME, resume]);
+      await persist(task, saved);
+      results.push({ ...base, writes, interrupts: [] });
+      if (visible(task)) {
+        const update = updatePayload(writes, graph.publicKeys);
+        sink.emit("updates", p.nsPath, { [task.name]: update });
+        emitTaskResult(p, step, { id: task.id, name: task.name, error: null, result: update, interrupts: [] });
+      }
+    } catch (error) {
+      if (error instanceof TaskInterrupted) {
+        const interrupts = error.interrupts;
+        const saved: Write[] = [[INTERRUPT, interrupts]];
+        if (error.resume.length > 0) saved.push([RESUME, error.resume]);
+        await persist(task, saved);
+        results.push({ ...base, writes: [], interrupts });
+        sink.emit("updates", p.nsPath, { __interrupt__: interrupts });
+        if (visible(task)) emitTaskResult(p, step, { id: task.id, name: task.name, error: null, result: null, interrupts });
+        return;
+      }
+      const failed = error instanceof TaskFailure ? error : new TaskFailure(error, []);
+      const cause = failed.error;
+      const saved: Write[] = [[ERROR, errorMessage(cause)]];
+      if (failed.resume.length > 0) saved.push([RESUME, failed.resume]);
+      await persist(task, saved).catch(() => {});
+      if (visible(task)) emitTaskResult(p, step, { id: task.id, name: task.name, error: errorMessage(cause), result: null, interrupts: [] });
+      if (failure === undefined) failure = cause;
+      // One failed task fails the step: stop the siblings too.
+      stepController.abort(cause);
+    }
+  };
+
+  try {
+    await Promise.all(tasks.map(one));
+  } finally {
+    run.signal.removeEventListener("abort", onRunAbort);
+  }
+  if (run.signal.aborted) throw run.signal.reason instanceof RunCancelledError ? run.signal.reason : new RunCancelledError(run.signal.reason);
+  if (failure !== undefined) throw failure;
+  // Keep the step's task order deterministic for the interrupt list.
+  const order = new Map(tasks.map((t, i) => [`${t.path[0]}:${t.path[1]}`, i]));
+  return results.sort((a, b) => (order.get(`${a.path[0]}:${a.path[1]}`) ?? 0) - (order.get(`${b.path[0]}:${b.path[1]}`) ?? 0));
+}
+
+function emitTaskResult(p: LoopParams, step: number, payload: TaskResultPayload): void {
+  if (!p.sink.wants("tasks") && !p.sink.wants("debug")) return;
+  p.sink.emit("tasks", p.nsPath, payload);
+  p.sink.emit("debug", p.nsPath, { type: "task_result", step, timestamp: new Date().toISOString(), payload });
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+function checkpointPayload(
+  graph: RuntimeGraph,
+  channels: Channels,
+  checkpoint: Checkpoint,
+  config: Required<CheckpointConfig>,
+  parentConfig: Required<CheckpointConfig> | undefined,
+  metadata: CheckpointMetadata,
+  ns: string,
+): CheckpointPayload {
+  const next = planTasks(checkpoint, channels, graph.planNodes, metadata.step + 1, ns);
+  return {
+    config: { ...config },
+    parentConfig: parentConfig ? { ...parentConfig } : null,
+    values: readValues(channels, graph.publicKeyList),
+    metadata: JSON.parse(JSON.stringify(metadata)) as Record<string, unknown>,
+    next: next.map((t) => t.name),
+    tasks: next.map((t) => ({ id: t.id, name: t.name, interrupts: [], error: null, result: null })),
+  };
+}

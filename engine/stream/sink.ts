@@ -1,0 +1,115 @@
+/**
+ * The one stream sink all producers write to (loop, model hook, custom
+ * writer). Producers ask `wants(mode)` first so nothing is built for a mode
+ * nobody subscribed to. `StreamQueue` turns pushes into an async iterator.
+ */
+import type { Namespace, StreamMode, StreamPart, StreamPayloads } from "./types.ts";
+
+export class StreamSink {
+  readonly #modes: ReadonlySet<StreamMode>;
+  readonly #push: (part: StreamPart) => void;
+  readonly subgraphs: boolean;
+
+  constructor(modes: ReadonlySet<StreamMode>, push: (part: StreamPart) => void, subgraphs = false) {
+    this.#modes = modes;
+    this.#push = push;
+    this.subgraphs = subgraphs;
+  }
+
+  static readonly silent = new StreamSink(new Set(), () => {});
+
+  wants(mode: StreamMode): boolean {
+    return this.#modes.has(mode);
+  }
+
+  get active(): boolean {
+    return this.#modes.size > 0;
+  }
+
+  emit<M extends StreamMode>(type: M, ns: Namespace, data: StreamPayloads[M]): void {
+    if (this.#modes.has(type)) this.#push({ type, ns, data } as StreamPart);
+  }
+
+  /** The sink a subgraph writes to: the same one with `subgraphs`, else silent. */
+  forSubgraph(): StreamSink {
+    return this.subgraphs ? this : StreamSink.silent;
+  }
+}
+
+/** Unbounded FIFO with one async consumer; close() or fail() ends it. */
+export class StreamQueue<T> implements AsyncIterableIterator<T> {
+  #items: T[] = [];
+  #head = 0;
+  #waiter: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void } | undefined;
+  #done = false;
+  #error: { error: unknown } | undefined;
+  readonly #onReturn: () => void;
+
+  constructor(onReturn: () => void = () => {}) {
+    this.#onReturn = onReturn;
+  }
+
+  push(item: T): void {
+    if (this.#done) return;
+    if (this.#waiter) {
+      const w = this.#waiter;
+      this.#waiter = undefined;
+      w.resolve({ value: item, done: false });
+    } else {
+      this.#items.push(item);
+    }
+  }
+
+  close(): void {
+    this.#done = true;
+    this.#flushWaiter();
+  }
+
+  fail(error: unknown): void {
+    this.#error = { error };
+    this.#done = true;
+    this.#flushWaiter();
+  }
+
+  #flushWaiter(): void {
+    if (!this.#waiter || this.#head < this.#items.length) return;
+    const w = this.#waiter;
+    this.#waiter = undefined;
+    if (this.#error) w.reject(this.#error.error);
+    else w.resolve({ value: undefined, done: true });
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.#head < this.#items.length) {
+      const value = this.#items[this.#head++] as T;
+      if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+        this.#items = this.#items.slice(this.#head);
+        this.#head = 0;
+      }
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.#error) {
+      const { error } = this.#error;
+      this.#error = undefined;
+      return Promise.reject(error);
+    }
+    if (this.#done) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.#waiter = { resolve, reject };
+    });
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    if (!this.#done) {
+      this.#done = true;
+      this.#items = [];
+      this.#head = 0;
+      this.#onReturn();
+    }
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+}
