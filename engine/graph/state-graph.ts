@@ -62,9 +62,6 @@ export class StateGraph<S extends StateSchema, Context = unknown> {
       throw new GraphValidationError("reserved_name", `node name "${name}" is reserved (no "__" prefix, "|" or ":")`);
     }
     if (this.#nodes.has(name)) throw new GraphValidationError("duplicate_node", `node "${name}" is already defined`);
-    if (name in this.#schema) {
-      throw new GraphValidationError("reserved_name", `node "${name}" has the same name as a state channel`);
-    }
     const node: NodeDefinition =
       action instanceof CompiledStateGraph
         ? { name, kind: "subgraph", subgraph: action, options }

@@ -197,7 +197,9 @@ async function executeStep(
     // START reads the run input; a Send task its argument; every other task the state.
     const input = (task.name === START ? channels.get(START)?.get() : task.path[0] === PUSH ? task.sendArg : state) as Record<string, unknown>;
     if (visible(task) && (sink.wants("tasks") || sink.wants("debug"))) {
-      const payload = { id: task.id, name: task.name, input, triggers: task.triggers };
+      // Private channels never leave the engine: a pull task's input is shown as the public state.
+      const shown = task.path[0] === PUSH ? input : readValues(channels, graph.publicKeyList);
+      const payload = { id: task.id, name: task.name, input: shown, triggers: task.triggers };
       sink.emit("tasks", p.nsPath, payload);
       sink.emit("debug", p.nsPath, { type: "task", step, timestamp: new Date().toISOString(), payload });
     }
