@@ -1,0 +1,17 @@
+/** hub/auth: who is calling (bearer JWT or open dev mode) and what they may do. */
+export { AuthConfigError, permissionDenied, unauthenticated } from "./errors.ts";
+export type { AuthConfigErrorCode, AuthFailure } from "./errors.ts";
+export { MIN_SECRET_BYTES, createAuthenticator, mintToken } from "./jwt.ts";
+export type { AuthResult, Authenticator, AuthenticatorOptions, MintClaims } from "./jwt.ts";
+export {
+  ADMIN_ROLE,
+  DEV_PRINCIPAL,
+  THREAD_ACTIONS,
+  THREAD_ROLES,
+  canPerform,
+  checkPermission,
+  hasRole,
+} from "./principal.ts";
+export type { Principal, Role, ThreadAction, ThreadRole } from "./principal.ts";
+export { ACCESS_TOKEN_PARAM, SUBPROTOCOL_PREFIX, tokenFromRequest } from "./token-source.ts";
+export type { HeaderBag, TokenFound, TokenSourceKind } from "./token-source.ts";

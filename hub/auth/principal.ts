@@ -1,0 +1,49 @@
+/**
+ * Who is asking: the authenticated principal and the role checks the hub
+ * makes per thread. Roles are independent; only `admin` implies the others.
+ */
+import { permissionDenied } from "./errors.ts";
+import type { AuthFailure } from "./errors.ts";
+
+export interface Principal {
+  readonly sub: string;
+  readonly name: string;
+  readonly tenant: string;
+  readonly roles: readonly string[];
+}
+
+export const THREAD_ROLES = ["observer", "reviewer", "operator"] as const;
+export type ThreadRole = (typeof THREAD_ROLES)[number];
+export const ADMIN_ROLE = "admin";
+export type Role = ThreadRole | typeof ADMIN_ROLE;
+
+/** What each role lets a principal do on a thread. */
+export const THREAD_ACTIONS = {
+  read: "observer",
+  answer: "reviewer",
+  operate: "operator",
+} as const satisfies Record<string, ThreadRole>;
+export type ThreadAction = keyof typeof THREAD_ACTIONS;
+
+/** Open dev mode only: every request is this principal. Frozen, shared. */
+export const DEV_PRINCIPAL: Principal = Object.freeze({
+  sub: "dev",
+  name: "Developer",
+  tenant: "default",
+  roles: Object.freeze(["operator", "reviewer", "observer"]),
+});
+
+export function hasRole(principal: Principal, role: Role): boolean {
+  return principal.roles.includes(role) || principal.roles.includes(ADMIN_ROLE);
+}
+
+export function canPerform(principal: Principal, action: ThreadAction): boolean {
+  return hasRole(principal, THREAD_ACTIONS[action]);
+}
+
+/** `undefined` when allowed, else a 403 the hub sends as is. */
+export function checkPermission(principal: Principal, action: ThreadAction): AuthFailure | undefined {
+  if (canPerform(principal, action)) return undefined;
+  const role = THREAD_ACTIONS[action];
+  return permissionDenied(`"${action}" needs the "${role}" role; ${principal.sub} has [${principal.roles.join(", ")}]`);
+}
