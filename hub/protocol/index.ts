@@ -1,0 +1,25 @@
+/**
+ * hub/protocol: the wire of Switchboard, shared by the hub and every client.
+ * Imports nothing else from hub/ and nothing from engine/ at runtime.
+ */
+export { assertNever } from "./assert-never.ts";
+export { channelOf, matchesSubscription, namespaceMatches } from "./channels.ts";
+export type { SubscriptionFilter } from "./channels.ts";
+export {
+  decodeEvent,
+  decodeResponse,
+  decodeServerMessage,
+  encodeEvent,
+  encodeResponse,
+  errorResponse,
+  errorResponseOf,
+} from "./codec.ts";
+export type { DecodeEventResult, DecodeResponseResult, DecodeServerMessageResult } from "./codec.ts";
+export { CLOSE_CODES, ERROR_CODES, SwitchboardError, httpStatusOf, isErrorCode, isRetryable } from "./errors.ts";
+export type { CloseCode, CloseReason, DecodeErrorKind, ErrorCode, ErrorCodeInfo, ProtocolError } from "./errors.ts";
+export { createProjector, customDataOf } from "./projection.ts";
+export type { Projector, ProjectorOptions, RunOutcome } from "./projection.ts";
+export { commandSchema, decodeCommand, encodeCommand } from "./schema.ts";
+export type { DecodeCommandResult } from "./schema.ts";
+export { COMMAND_METHODS, EVENT_METHODS, THREADLESS_METHODS } from "./types.ts";
+export type * from "./types.ts";

@@ -1,0 +1,171 @@
+/**
+ * The one runtime schema for inbound command frames, shared by the WebSocket,
+ * SSE and HTTP transports. `decodeCommand` parses from `unknown` (or raw
+ * text) and returns a typed command or a typed ProtocolError — never throws.
+ *
+ * Params are loose objects: unknown keys pass through, as the spec's
+ * `Extensible` asks, so a newer client is not refused for an extra field.
+ */
+import { z } from "zod";
+import type { ProtocolError } from "./errors.ts";
+import { COMMAND_METHODS, type CommandMethod, type ProtocolCommand } from "./types.ts";
+
+const str = z.string();
+const nonEmpty = z.string().min(1);
+const uint = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const record = z.record(z.string(), z.unknown());
+
+export const namespaceSchema = z.array(z.string());
+
+const CHANNELS = ["values", "updates", "messages", "tools", "lifecycle", "input", "checkpoints", "tasks", "custom"] as const;
+export const channelSchema = z.union([z.enum(CHANNELS), z.templateLiteral(["custom:", z.string().min(1)])]);
+
+const runSend = z.looseObject({ node: nonEmpty, input: z.unknown().optional() });
+const gotoSchema = z.union([nonEmpty, runSend, z.array(z.union([nonEmpty, runSend]))]);
+
+const resumeExtras = {
+  update: record.optional(),
+  goto: gotoSchema.optional(),
+  config: record.optional(),
+  metadata: record.optional(),
+};
+
+const respondEntry = z.looseObject({ namespace: namespaceSchema, interrupt_id: nonEmpty, response: z.unknown() });
+
+const paramsByMethod = {
+  "run.start": z.looseObject({
+    assistant_id: nonEmpty,
+    input: z.unknown(),
+    config: record.optional(),
+    metadata: record.optional(),
+    langsmith_tracer: z.looseObject({ project_name: str.optional(), example_id: str.optional() }).optional(),
+    multitask_strategy: z.enum(["reject", "enqueue", "interrupt", "rollback"]).optional(),
+  }),
+  "run.cancel": z.looseObject({ run_id: nonEmpty.optional() }),
+  "input.respond": z.union([
+    z.looseObject({ ...respondEntry.shape, ...resumeExtras }),
+    z.looseObject({ responses: z.array(respondEntry).min(1), ...resumeExtras }),
+  ]),
+  "input.inject": z.looseObject({
+    namespace: namespaceSchema,
+    message: z.looseObject({ role: z.enum(["user", "system"]), content: str, name: str.optional() }),
+  }),
+  "input.claim": z.looseObject({ interrupt_id: nonEmpty, ttl_ms: z.number().int().positive().optional() }),
+  "input.release": z.looseObject({ interrupt_id: nonEmpty }),
+  "subscription.subscribe": z.looseObject({
+    channels: z.array(channelSchema).min(1),
+    namespaces: z.array(namespaceSchema).optional(),
+    depth: uint.optional(),
+  }),
+  "subscription.unsubscribe": z.looseObject({ subscription_id: nonEmpty }),
+  "subscription.reconnect": z.looseObject({
+    run_id: nonEmpty,
+    last_event_id: str.optional(),
+    subscriptions: z.array(nonEmpty).optional(),
+  }),
+  "queue.subscribe": z.looseObject({ queue: nonEmpty }),
+  "queue.unsubscribe": z.looseObject({ subscription_id: nonEmpty }),
+  "agent.getTree": z.looseObject({ run_id: nonEmpty.optional() }),
+  "state.get": z.looseObject({ namespace: namespaceSchema, keys: z.array(str).optional() }),
+  "state.listCheckpoints": z.looseObject({
+    namespace: namespaceSchema.optional(),
+    limit: z.number().int().positive().optional(),
+    before: str.optional(),
+  }),
+  "state.fork": z.looseObject({ checkpoint_id: nonEmpty, input: z.unknown().optional(), config: record.optional() }),
+  "presence.update": z.looseObject({ update: z.base64() }),
+} as const satisfies Record<CommandMethod, z.ZodType>;
+
+function commandVariant<M extends CommandMethod>(method: M) {
+  return z.looseObject({
+    id: uint,
+    thread_id: nonEmpty.optional(),
+    method: z.literal(method),
+    params: paramsByMethod[method],
+  });
+}
+
+/** Every command, discriminated by `method`. */
+export const commandSchema = z.discriminatedUnion("method", [
+  commandVariant("run.start"),
+  commandVariant("run.cancel"),
+  commandVariant("input.respond"),
+  commandVariant("input.inject"),
+  commandVariant("input.claim"),
+  commandVariant("input.release"),
+  commandVariant("subscription.subscribe"),
+  commandVariant("subscription.unsubscribe"),
+  commandVariant("subscription.reconnect"),
+  commandVariant("queue.subscribe"),
+  commandVariant("queue.unsubscribe"),
+  commandVariant("agent.getTree"),
+  commandVariant("state.get"),
+  commandVariant("state.listCheckpoints"),
+  commandVariant("state.fork"),
+  commandVariant("presence.update"),
+]);
+
+export type DecodeCommandResult = { ok: true; command: ProtocolCommand } | { ok: false; error: ProtocolError };
+
+const METHODS: ReadonlySet<string> = new Set(COMMAND_METHODS);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Converts a zod issue path to the JSON-safe path carried by an error reply. */
+export function issuePath(path: readonly PropertyKey[]): Array<string | number> {
+  return path.map((key) => (typeof key === "number" ? key : String(key)));
+}
+
+/**
+ * Parses one inbound command. Accepts the frame's text (WS message, HTTP body)
+ * or an already-parsed value. Checks, in order: JSON, object, id, method, params.
+ */
+export function decodeCommand(raw: unknown): DecodeCommandResult {
+  let frame: unknown = raw;
+  if (typeof raw === "string") {
+    try {
+      frame = JSON.parse(raw);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      return fail({ kind: "malformed_json", code: "invalid_argument", message: `frame is not valid JSON: ${detail}`, id: null });
+    }
+  }
+  if (!isRecord(frame)) {
+    return fail({ kind: "not_an_object", code: "invalid_argument", message: "a command must be a JSON object", id: null });
+  }
+  const id = uint.safeParse(frame["id"]);
+  if (!id.success) {
+    const message = frame["id"] === undefined ? "command has no id" : "command id must be a non-negative safe integer";
+    return fail({ kind: "missing_id", code: "invalid_argument", message, id: null });
+  }
+  const method = frame["method"];
+  if (typeof method !== "string" || !METHODS.has(method)) {
+    const shown = typeof method === "string" ? `"${method}"` : "missing";
+    return fail({ kind: "unknown_method", code: "unknown_command", message: `unknown command method: ${shown}`, id: id.data, path: ["method"] });
+  }
+  const parsed = commandSchema.safeParse(frame);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issuePath(issue?.path ?? []);
+    const where = path.length > 0 ? path.join(".") : "frame";
+    return fail({
+      kind: "invalid_params",
+      code: "invalid_argument",
+      message: `invalid ${method}: ${where}: ${issue?.message ?? "invalid value"}`,
+      id: id.data,
+      path,
+    });
+  }
+  return { ok: true, command: parsed.data };
+}
+
+function fail(error: ProtocolError): DecodeCommandResult {
+  return { ok: false, error };
+}
+
+/** Encodes a command for sending (clients). The mirror of decodeCommand. */
+export function encodeCommand(command: ProtocolCommand): string {
+  return JSON.stringify(command);
+}

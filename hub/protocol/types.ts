@@ -1,0 +1,342 @@
+/**
+ * Wire types of Switchboard: the agent streaming protocol of
+ * `@langchain/protocol` 0.0.21 (re-used as is) plus Switchboard's extensions,
+ * each marked `Extension`. Commands, responses and events are discriminated by
+ * `method` / `type`; use `CommandOf<M>` / `EventOf<M>` to pick a variant.
+ */
+import type {
+  AgentGetTree,
+  AgentStatus,
+  CommandResponse as SpecCommandResponse,
+  CustomData,
+  ErrorResponse as SpecErrorResponse,
+  InputAnsweredData as SpecInputAnsweredData,
+  InputInject,
+  InputRequestedData,
+  InputRespond,
+  LifecycleData as SpecLifecycleData,
+  MessagesData,
+  Namespace,
+  RunStart,
+  RunStartParams as SpecRunStartParams,
+  StateFork,
+  StateGet,
+  StateListCheckpoints,
+  SubscriptionReconnect,
+  SubscriptionSubscribe,
+  SubscriptionUnsubscribe,
+  ToolsData,
+  UpdatesData,
+  Checkpoint,
+} from "@langchain/protocol";
+import type { ErrorCode } from "./errors.ts";
+
+export type {
+  AgentStatus,
+  Channel,
+  Checkpoint,
+  CheckpointSource,
+  ContentBlock,
+  ContentBlockDelta,
+  CustomData,
+  FinalizedContentBlock,
+  InputRequestedData,
+  InputRespondParams,
+  MessageMetadata,
+  MessagesData,
+  Namespace,
+  ReconnectParams,
+  ReconnectResult,
+  SubscribeParams,
+  SubscribeResult,
+  ToolsData,
+  UpdatesData,
+  UsageInfo,
+} from "@langchain/protocol";
+
+// ---------------------------------------------------------------------------
+// Commands (client -> server)
+// ---------------------------------------------------------------------------
+
+/** Extension: how a run.start on a busy thread is handled (LangGraph's names). */
+export type MultitaskStrategy = "reject" | "enqueue" | "interrupt" | "rollback";
+
+/** `run.start` params; `multitask_strategy` is an extension (default "reject"). */
+export type RunStartParams = SpecRunStartParams & { multitask_strategy?: MultitaskStrategy };
+
+/** Extension: cancel the thread's active run (or the named one). */
+export interface RunCancel {
+  method: "run.cancel";
+  params: { run_id?: string };
+}
+
+/** Extension: lease an interrupt so other reviewers see it taken. */
+export interface InputClaim {
+  method: "input.claim";
+  params: { interrupt_id: string; ttl_ms?: number };
+}
+
+/** Extension: give a claimed interrupt back before its lease ends. */
+export interface InputRelease {
+  method: "input.release";
+  params: { interrupt_id: string };
+}
+
+/** Extension: follow a review queue across threads (no thread_id needed). */
+export interface QueueSubscribe {
+  method: "queue.subscribe";
+  params: { queue: string };
+}
+
+export interface QueueUnsubscribe {
+  method: "queue.unsubscribe";
+  params: { subscription_id: string };
+}
+
+/** Extension: a y-protocols awareness update, base64-encoded. */
+export interface PresenceUpdate {
+  method: "presence.update";
+  params: { update: string };
+}
+
+/** `run.start` with the extended params. */
+export interface RunStartCommand {
+  method: RunStart["method"];
+  params: RunStartParams;
+}
+
+type SpecCommandData =
+  | RunStartCommand
+  | InputRespond
+  | InputInject
+  | SubscriptionSubscribe
+  | SubscriptionUnsubscribe
+  | SubscriptionReconnect
+  | AgentGetTree
+  | StateGet
+  | StateListCheckpoints
+  | StateFork;
+
+type ExtensionCommandData = RunCancel | InputClaim | InputRelease | QueueSubscribe | QueueUnsubscribe | PresenceUpdate;
+
+/**
+ * Fields every command frame has. `thread_id` is an extension: required on the
+ * multiplexed `/ws` socket for thread-scoped commands, optional (and checked
+ * against the URL) on `/threads/:thread_id/...` endpoints.
+ */
+export interface CommandEnvelope {
+  id: number;
+  thread_id?: string;
+}
+
+export type ProtocolCommand = (SpecCommandData | ExtensionCommandData) & CommandEnvelope;
+export type CommandMethod = ProtocolCommand["method"];
+export type CommandOf<M extends CommandMethod> = Extract<ProtocolCommand, { method: M }>;
+
+export const COMMAND_METHODS = [
+  "run.start",
+  "run.cancel",
+  "input.respond",
+  "input.inject",
+  "input.claim",
+  "input.release",
+  "subscription.subscribe",
+  "subscription.unsubscribe",
+  "subscription.reconnect",
+  "queue.subscribe",
+  "queue.unsubscribe",
+  "agent.getTree",
+  "state.get",
+  "state.listCheckpoints",
+  "state.fork",
+  "presence.update",
+] as const satisfies readonly CommandMethod[];
+
+// Breaks the build when a command method is missing from COMMAND_METHODS.
+const COMMAND_METHODS_COMPLETE: Exclude<CommandMethod, (typeof COMMAND_METHODS)[number]> extends never ? true : false = true;
+void COMMAND_METHODS_COMPLETE;
+
+/** Commands that address no thread: the only ones allowed on `/ws` without `thread_id`. */
+export const THREADLESS_METHODS = ["queue.subscribe", "queue.unsubscribe"] as const satisfies readonly CommandMethod[];
+
+// ---------------------------------------------------------------------------
+// Responses (server -> client)
+// ---------------------------------------------------------------------------
+
+/** Who did something, as stamped by the hub from the authenticated principal. */
+export interface Actor {
+  sub: string;
+  name: string;
+}
+
+export type CommandResponse = SpecCommandResponse & { thread_id?: string };
+
+/** Spec ErrorResponse with Switchboard's codes; `path`/`details` are extensions. */
+export type ErrorResponse = Omit<SpecErrorResponse, "error"> & {
+  error: ErrorCode;
+  thread_id?: string;
+  /** Where in the command the problem is (zod issue path), for invalid_argument. */
+  path?: Array<string | number>;
+  /** Machine-readable context, e.g. `{ answered_by }` for already_answered. */
+  details?: Record<string, unknown>;
+};
+
+export type ProtocolResponse = CommandResponse | ErrorResponse;
+
+/** Extension results (`result` of a success response). */
+export interface RunCancelResult {
+  run_id: string;
+}
+export interface InputClaimResult {
+  interrupt_id: string;
+  expires_at: number;
+}
+export interface QueueSubscribeResult {
+  subscription_id: string;
+}
+
+// ---------------------------------------------------------------------------
+// Events (server -> client)
+// ---------------------------------------------------------------------------
+
+/**
+ * Lifecycle data. A cancelled run is sent as `{ event: "failed", error,
+ * cancelled: true }` (`cancelled` is an extension): 0.0.21 has no cancelled
+ * status and the official SDK ends a run only on completed/failed/interrupted.
+ */
+export type LifecycleData = SpecLifecycleData & { cancelled?: true };
+
+/** `input.answered` data; `answered_by` / `answered_at` are extensions. */
+export type InputAnsweredData = SpecInputAnsweredData & { answered_by?: Actor; answered_at?: number };
+
+/** Extension: an interrupt was leased by a reviewer. */
+export interface InputClaimedData {
+  interrupt_id: string;
+  claimed_by: Actor;
+  expires_at: number;
+}
+
+/** Extension: a lease ended early (release) — the interrupt is open again. */
+export interface InputReleasedData {
+  interrupt_id: string;
+  released_by: Actor;
+}
+
+/** Extension: an interrupt's deadline passed; `action` is what the hub did. */
+export interface InputExpiredData {
+  interrupt_id: string;
+  expired_at: number;
+  action: "default_response" | "cancel" | "none";
+}
+
+/** Extension: a relayed y-protocols awareness update (base64). */
+export interface PresenceData {
+  update: string;
+}
+
+/** A pending interrupt as a snapshot lists it. */
+export interface PendingInterrupt {
+  interrupt_id: string;
+  namespace: Namespace;
+  node?: string;
+  payload: unknown;
+}
+
+export type RunStatus = "idle" | AgentStatus | "cancelled";
+
+/**
+ * Extension: the missed events are gone from the replay buffer; the client
+ * drops its derived state and rebuilds it from `snapshot`, then live events
+ * with `seq > head_seq` follow.
+ */
+export interface ResyncData {
+  reason: "evicted" | "unknown_event_id" | "run_mismatch";
+  head_seq: number;
+  snapshot: {
+    values: Record<string, unknown> | null;
+    interrupts: PendingInterrupt[];
+    run: { run_id: string | null; status: RunStatus };
+  };
+}
+
+/** Data of a `tasks` event: the engine's task start or task result. */
+export interface TasksData {
+  id: string;
+  name: string;
+  input?: unknown;
+  triggers?: string[];
+  error?: string | null;
+  result?: Record<string, unknown> | null;
+  interrupts?: Array<{ id: string; value: unknown }>;
+}
+
+/**
+ * Event envelope, exactly the spec's: `{ type, event_id?, seq?, method,
+ * params: { namespace, timestamp, node?, data } }`. `thread_id`, `run_id` and
+ * `run_seq` (per-run order, assigned by the projection) are extensions; `seq`
+ * and `event_id` are assigned per thread by the hub.
+ */
+export interface EventEnvelope {
+  type: "event";
+  event_id?: string;
+  seq?: number;
+  thread_id?: string;
+  run_id?: string;
+  run_seq?: number;
+}
+
+export interface EventParams<D> {
+  namespace: Namespace;
+  /** Milliseconds since the Unix epoch. */
+  timestamp: number;
+  node?: string;
+  data: D;
+}
+
+type Ev<M extends string, D> = EventEnvelope & { method: M; params: EventParams<D> };
+
+export type ProtocolEvent =
+  | Ev<"lifecycle", LifecycleData>
+  | Ev<"messages", MessagesData>
+  | Ev<"tools", ToolsData>
+  | Ev<"input.requested", InputRequestedData>
+  | Ev<"input.answered", InputAnsweredData>
+  | Ev<"values", Record<string, unknown>>
+  | Ev<"updates", UpdatesData>
+  | Ev<"checkpoints", Checkpoint>
+  | Ev<"tasks", TasksData>
+  /** Channel `custom`, or `custom:<name>` when `data.name` is set. */
+  | Ev<"custom", CustomData>
+  // Extensions
+  | Ev<"input.claimed", InputClaimedData>
+  | Ev<"input.released", InputReleasedData>
+  | Ev<"input.expired", InputExpiredData>
+  | Ev<"presence", PresenceData>
+  | Ev<"resync", ResyncData>;
+
+export type EventMethod = ProtocolEvent["method"];
+export type EventOf<M extends EventMethod> = Extract<ProtocolEvent, { method: M }>;
+
+export const EVENT_METHODS = [
+  "lifecycle",
+  "messages",
+  "tools",
+  "input.requested",
+  "input.answered",
+  "values",
+  "updates",
+  "checkpoints",
+  "tasks",
+  "custom",
+  "input.claimed",
+  "input.released",
+  "input.expired",
+  "presence",
+  "resync",
+] as const satisfies readonly EventMethod[];
+
+const EVENT_METHODS_COMPLETE: Exclude<EventMethod, (typeof EVENT_METHODS)[number]> extends never ? true : false = true;
+void EVENT_METHODS_COMPLETE;
+
+/** Any frame the server sends. */
+export type ServerMessage = ProtocolResponse | ProtocolEvent;
