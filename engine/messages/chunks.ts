@@ -1,0 +1,143 @@
+/**
+ * Merging AI message chunks (seed 000 §2.3–2.6): the same provider chunks feed
+ * the `messages` stream one by one and, merged, become the AIMessage that
+ * invoke() returns. Tool-call fragments join by `index`; their JSON arguments
+ * are parsed only once the stream is complete, because a fragment is rarely
+ * valid JSON on its own.
+ */
+import { nanoid } from "nanoid";
+import { compact } from "./build.ts";
+import type { AIMessage, AIMessageChunk, InvalidToolCall, ToolCall, ToolCallChunk, UsageMetadata } from "./types.ts";
+
+function sumUsage(a: UsageMetadata | undefined, b: UsageMetadata | undefined): UsageMetadata | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+  };
+}
+
+function joinOptional(a: string | undefined, b: string | undefined): string | undefined {
+  return a === undefined && b === undefined ? undefined : (a ?? "") + (b ?? "");
+}
+
+function mergeToolCallChunks(
+  left: readonly ToolCallChunk[] | undefined,
+  right: readonly ToolCallChunk[] | undefined,
+): ToolCallChunk[] | undefined {
+  if (!right || right.length === 0) return left ? [...left] : undefined;
+  const out = left ? [...left] : [];
+  for (const fragment of right) {
+    // Search from the end: the newest call with this index is the one being streamed.
+    let at = -1;
+    for (let i = out.length - 1; i >= 0; i--) {
+      if (out[i]?.index === fragment.index) {
+        at = i;
+        break;
+      }
+    }
+    const current = at >= 0 ? out[at] : undefined;
+    // A fragment that brings a different id starts a new call even at a reused
+    // index (some OpenAI-compatible servers send every call at index 0).
+    if (!current || (current.id && fragment.id && current.id !== fragment.id)) {
+      out.push({ ...fragment });
+      continue;
+    }
+    out[at] = compact({
+      index: current.index,
+      // First non-empty id/name wins: providers that repeat them on every fragment
+      // must not produce "call_1call_1".
+      id: current.id || fragment.id || undefined,
+      name: current.name || fragment.name || undefined,
+      args: joinOptional(current.args, fragment.args),
+    });
+  }
+  return out;
+}
+
+/** Concatenates two chunks of the same message: `a` came first. */
+export function concatChunks(a: AIMessageChunk, b: AIMessageChunk): AIMessageChunk {
+  return compact<AIMessageChunk>({
+    type: "ai_chunk",
+    id: a.id || b.id || undefined,
+    content: a.content + b.content,
+    name: a.name ?? b.name,
+    reasoning: joinOptional(a.reasoning, b.reasoning),
+    tool_call_chunks: mergeToolCallChunks(a.tool_call_chunks, b.tool_call_chunks),
+    usage: sumUsage(a.usage, b.usage),
+    // Finish reason and model are reported once, usually late: keep the latest.
+    finish_reason: b.finish_reason ?? a.finish_reason,
+    model: b.model ?? a.model,
+    chunk_position: a.chunk_position ?? b.chunk_position,
+  });
+}
+
+type ParsedArgs = { args: Record<string, unknown> } | { error: string };
+
+function parseArgs(raw: string): ParsedArgs {
+  // Tools without parameters stream no argument text at all.
+  if (raw.trim() === "") return { args: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return { error: `arguments are not valid JSON: ${(error as Error).message}` };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    const kind = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+    return { error: `arguments must be a JSON object, got ${kind}` };
+  }
+  return { args: value as Record<string, unknown> };
+}
+
+/** Turns the assembled tool-call chunks of a message into tool calls. */
+export function toolCallsFromChunks(chunks: readonly ToolCallChunk[]): {
+  toolCalls: ToolCall[];
+  invalidToolCalls: InvalidToolCall[];
+} {
+  const toolCalls: ToolCall[] = [];
+  const invalidToolCalls: InvalidToolCall[] = [];
+  // Stable sort: calls that share an index keep their arrival order.
+  const ordered = [...chunks].sort((x, y) => x.index - y.index);
+  for (const chunk of ordered) {
+    const raw = chunk.args ?? "";
+    if (!chunk.name) {
+      invalidToolCalls.push(compact({ id: chunk.id || undefined, args: raw, error: "tool call has no name" }));
+      continue;
+    }
+    const parsed = parseArgs(raw);
+    if ("error" in parsed) {
+      invalidToolCalls.push(compact({ id: chunk.id || undefined, name: chunk.name, args: raw, error: parsed.error }));
+    } else {
+      // A ToolMessage must point back at its call, so a call always gets an id.
+      toolCalls.push({ id: chunk.id || `call_${nanoid()}`, name: chunk.name, args: parsed.args });
+    }
+  }
+  return { toolCalls, invalidToolCalls };
+}
+
+/**
+ * Merges the chunks of one model response into an AIMessage. The id is the
+ * chunks' id when they carry one (left out otherwise: the caller assigns it).
+ */
+export function chunkToMessage(chunks: Iterable<AIMessageChunk>): AIMessage {
+  let merged: AIMessageChunk | undefined;
+  for (const chunk of chunks) merged = merged ? concatChunks(merged, chunk) : chunk;
+  if (!merged) return { type: "ai", content: "", tool_calls: [] };
+  const { toolCalls, invalidToolCalls } = toolCallsFromChunks(merged.tool_call_chunks ?? []);
+  const metadata = compact({ finish_reason: merged.finish_reason, model: merged.model });
+  return compact<AIMessage>({
+    type: "ai",
+    id: merged.id || undefined,
+    content: merged.content,
+    name: merged.name,
+    tool_calls: toolCalls,
+    invalid_tool_calls: invalidToolCalls.length > 0 ? invalidToolCalls : undefined,
+    usage: merged.usage,
+    response_metadata: Object.keys(metadata).length > 0 ? metadata : undefined,
+    // Empty reasoning deltas (some servers send "" on every chunk) are no reasoning.
+    reasoning: merged.reasoning || undefined,
+  });
+}
