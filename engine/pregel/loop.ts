@@ -120,6 +120,13 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
   } else {
     // Continuing from a checkpoint: the state as it is now has been seen by breakpoints.
     markSeenByBreakpoints(checkpoint);
+    if (p.checkpointId !== undefined && !p.resuming && records.size > 0) {
+      // Time travel to a checkpoint whose step already ran: the steps after it
+      // run again in a new branch (LangGraph's replay/fork), instead of
+      // replaying the writes they made the first time. The copy is the latest
+      // checkpoint, so interrupts raised in the branch can be resumed.
+      await save("fork");
+    }
   }
 
   let stepsRun = 0;
@@ -135,7 +142,7 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
     const open = results.flatMap((r) => r.interrupts);
     if (open.length > 0) {
       sink.emit("values", p.nsPath, { __interrupt__: open });
-      return outcome("interrupted", open);
+      return { ...outcome("interrupted", open), values: valuesWithFinished(graph, checkpoint, channels, results) };
     }
     step += 1;
     applyWrites(checkpoint, channels, results);
@@ -296,6 +303,26 @@ async function executeStep(
   // Keep the step's task order deterministic for the interrupt list.
   const order = new Map(tasks.map((t, i) => [`${t.path[0]}:${t.path[1]}`, i]));
   return results.sort((a, b) => (order.get(`${a.path[0]}:${a.path[1]}`) ?? 0) - (order.get(`${b.path[0]}:${b.path[1]}`) ?? 0));
+}
+
+/**
+ * What a paused step returns: the state with the writes of the step's finished
+ * tasks applied to a copy of the channels (seed 004 §8.1.6.3: node_b's
+ * `{ age: 12 }` is in the result next to node_a's interrupt). The checkpoint is
+ * untouched; those writes stay pending until the step completes.
+ */
+function valuesWithFinished(graph: RuntimeGraph, checkpoint: Checkpoint, channels: Channels, results: StepResult[]): Record<string, unknown> {
+  const finished = results.filter((r) => r.writes.length > 0);
+  if (finished.length === 0) return readValues(channels, graph.publicKeyList);
+  const copy = restoreChannels(graph.specs, snapshotChannels(channels));
+  const versions = { channelVersions: { ...checkpoint.channelVersions }, versionsSeen: structuredClone(checkpoint.versionsSeen) };
+  try {
+    applyWrites(versions, copy, finished);
+  } catch {
+    // Conflicting writes fail the step when it completes (after the resume), not the pause.
+    return readValues(channels, graph.publicKeyList);
+  }
+  return readValues(copy, graph.publicKeyList);
 }
 
 function emitTaskResult(p: LoopParams, step: number, payload: TaskResultPayload): void {

@@ -229,6 +229,8 @@ export function createProjector(options: ProjectorOptions): Projector {
     switch (part.type) {
       case "values":
         ensureStarted(ns, out);
+        // The engine also reports a pause in values mode; on the wire it is input.requested.
+        if ("__interrupt__" in part.data) return;
         out.push({ ...head(), method: "values", params: params(ns, part.data) });
         return;
       case "updates":

@@ -68,6 +68,16 @@ describe("docs/PROTOCOL.md examples", () => {
     expect(decode(example)).toEqual({ ok: true });
   });
 
+  it("every event of a documented run sequence parses with the real schema", () => {
+    const blocks = [...text.matchAll(/^```json protocol-sequence [\w-]+\n([\s\S]*?)^```$/gm)];
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const [, body] of blocks) {
+      const events = JSON.parse(body ?? "[]") as unknown[];
+      expect(events.length).toBeGreaterThan(0);
+      for (const event of events) expect(decodeEvent(JSON.stringify(event))).toMatchObject({ ok: true });
+    }
+  });
+
   it("a broken example is caught", () => {
     const broken = extract('```json protocol-event\n{ "type": "event", "method": "lifecycle", "params": { "namespace": [], "timestamp": 1, "data": { "event": "done" } } }\n```\n');
     expect(broken).toHaveLength(1);
