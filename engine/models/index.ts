@@ -10,7 +10,7 @@ export type { OpenAICompatibleChatModelFields } from "./openai-compatible.ts";
 export { messagesToOpenAI, toolChoiceToOpenAI, toolsToOpenAI } from "./openai-format.ts";
 export type { OpenAIContentPart, OpenAIMessage, OpenAITool, OpenAIToolCall, OpenAIToolChoice } from "./openai-format.ts";
 export { toolNode, toolsCondition } from "./tool-node.ts";
-export type { MessagesState, ToolNodeOptions, ToolNodeRuntime } from "./tool-node.ts";
+export type { ToolNodeState, ToolNodeOptions, ToolNodeRuntime } from "./tool-node.ts";
 export {
   MODEL_ERROR_CODES,
   ModelAbortError,

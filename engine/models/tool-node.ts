@@ -23,7 +23,7 @@ export interface ToolNodeOptions {
   handleErrors?: boolean;
 }
 
-export interface MessagesState {
+export interface ToolNodeState {
   messages: readonly Message[];
 }
 
@@ -129,7 +129,7 @@ function answerInvalid(call: InvalidToolCall & { id: string }): ToolMessage {
 export function toolNode(
   tools: readonly Tool[],
   options: ToolNodeOptions = {},
-): (state: MessagesState, runtime?: ToolNodeRuntime) => Promise<{ messages: ToolMessage[] }> {
+): (state: ToolNodeState, runtime?: ToolNodeRuntime) => Promise<{ messages: ToolMessage[] }> {
   const byName = new Map(tools.map((t) => [t.name, t] as const));
   const handleErrors = options.handleErrors ?? true;
   return async (state, runtime) => {
@@ -157,8 +157,8 @@ export function toolNode(
 }
 
 /** Routes to "tools" when the last AI message asks for tool calls, else to END. */
-export function toolsCondition(state: MessagesState | readonly Message[]): "tools" | typeof END {
-  const messages = Array.isArray(state) ? (state as readonly Message[]) : (state as MessagesState).messages;
+export function toolsCondition(state: ToolNodeState | readonly Message[]): "tools" | typeof END {
+  const messages = Array.isArray(state) ? (state as readonly Message[]) : (state as ToolNodeState).messages;
   const last = messages.at(-1);
   if (last?.type !== "ai") return END;
   const invalid = (last.invalid_tool_calls ?? []).some((c) => c.id);
