@@ -50,7 +50,9 @@ export function validateGraph(def: GraphDefinition, options: CompileOptions): vo
   }
   for (const node of def.nodes.values()) for (const to of node.options.ends ?? []) add(node.name, to);
 
-  if (!successors.has(START)) {
+  // A conditional edge from START is an entry too, with or without a path map
+  // (the map-reduce pattern: addConditionalEdges(START, (s) => s.items.map((i) => new Send(...)))).
+  if (!successors.has(START) && !def.branches.some((b) => b.from === START)) {
     throw new GraphValidationError("no_entry", `graph "${def.name}" has no entry: add an edge from START`);
   }
   // A conditional edge without a path map may go anywhere: reachability is then unknowable.

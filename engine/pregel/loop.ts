@@ -7,6 +7,7 @@ import { newCheckpointId } from "../checkpoint/ids.ts";
 import type { Checkpoint, CheckpointConfig, CheckpointMetadata, CheckpointTuple } from "../checkpoint/types.ts";
 import { ERROR, INTERRUPT, NO_WRITES, PULL, PUSH, RESUME, START } from "../constants.ts";
 import {
+  CheckpointNotFoundError,
   GraphRecursionError,
   InvalidUpdateError,
   PendingInterruptsError,
@@ -75,6 +76,7 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
     saver && run.threadId !== undefined
       ? await saver.getTuple({ threadId, checkpointNs: p.ns, ...(p.checkpointId ? { checkpointId: p.checkpointId } : {}) })
       : undefined;
+  if (p.checkpointId !== undefined && saver && !loaded) throw new CheckpointNotFoundError(threadId, p.checkpointId);
   let checkpoint: Checkpoint = loaded?.checkpoint ?? { ...emptyCheckpoint(), id: "", ts: new Date().toISOString() };
   let config = loaded?.config;
   let step = loaded ? loaded.metadata.step : -2;
