@@ -14,7 +14,7 @@ import {
   RunCancelledError,
   ThreadBusyError,
 } from "../errors.ts";
-import type { RunContext, TaskContext } from "../runtime/context.ts";
+import { NEVER_ABORTED, type RunContext, type TaskContext } from "../runtime/context.ts";
 import { StreamQueue, StreamSink } from "../stream/sink.ts";
 import { STREAM_MODES, type StreamMode, type StreamPart } from "../stream/types.ts";
 import { Command, type Interrupt, type RunOptions, type StateOf, type StateSchema, type StreamOptions, type UpdateOf } from "../types.ts";
@@ -158,7 +158,7 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> {
         checkpointer: saver,
         resumeMap,
         consumed: new Set(),
-        signal: signal ?? new AbortController().signal,
+        signal: signal ?? NEVER_ABORTED,
         context: options.context,
         tags: options.tags ?? [],
       };

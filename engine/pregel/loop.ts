@@ -13,7 +13,7 @@ import {
   PendingInterruptsError,
   RunCancelledError,
 } from "../errors.ts";
-import { TaskContext, type RunContext } from "../runtime/context.ts";
+import { NEVER_ABORTED, TaskContext, type RunContext } from "../runtime/context.ts";
 import type { StreamSink } from "../stream/sink.ts";
 import type { CheckpointPayload, Namespace, TaskResultPayload } from "../stream/types.ts";
 import type { Interrupt } from "../types.ts";
@@ -178,10 +178,15 @@ async function executeStep(
 ): Promise<StepResult[]> {
   const { graph, run, sink } = p;
   const saver = run.checkpointer;
-  const stepController = new AbortController();
-  const onRunAbort = () => stepController.abort(run.signal.reason);
-  if (run.signal.aborted) stepController.abort(run.signal.reason);
-  else run.signal.addEventListener("abort", onRunAbort, { once: true });
+  // Siblings share a step signal so one failure stops the others; a lone task
+  // (the common case in chains) just uses the run's signal.
+  const stepController = tasks.length > 1 ? new AbortController() : undefined;
+  const stepSignal = stepController?.signal ?? run.signal;
+  const onRunAbort = () => stepController?.abort(run.signal.reason);
+  if (stepController && run.signal !== NEVER_ABORTED) {
+    if (run.signal.aborted) stepController.abort(run.signal.reason);
+    else run.signal.addEventListener("abort", onRunAbort, { once: true });
+  }
   const state = readValues(channels, graph.stateKeyList);
   const visible = (t: StepTask) => t.name !== START;
   const persist = async (task: StepTask, writes: Write[]) => {
@@ -259,7 +264,7 @@ async function executeStep(
         node: task.name,
         retry: options.retry,
         timeoutMs: options.timeoutMs,
-        signal: stepController.signal,
+        signal: stepSignal,
         resume: record?.resume ?? [],
       });
       const writes = result as Write[];
@@ -291,14 +296,14 @@ async function executeStep(
       if (visible(task)) emitTaskResult(p, step, { id: task.id, name: task.name, error: errorMessage(cause), result: null, interrupts: [] });
       if (failure === undefined) failure = cause;
       // One failed task fails the step: stop the siblings too.
-      stepController.abort(cause);
+      stepController?.abort(cause);
     }
   };
 
   try {
     await Promise.all(tasks.map(one));
   } finally {
-    run.signal.removeEventListener("abort", onRunAbort);
+    if (stepController) run.signal.removeEventListener("abort", onRunAbort);
   }
   if (run.signal.aborted) throw run.signal.reason instanceof RunCancelledError ? run.signal.reason : new RunCancelledError(run.signal.reason);
   if (failure !== undefined) throw failure;

@@ -5,7 +5,7 @@
  */
 import { EngineError, InterruptSwallowedError, NodeTimeoutError, RunCancelledError, isGraphInterrupt } from "../errors.ts";
 import { runHookStorage } from "../runtime/hooks.ts";
-import { TaskContext } from "../runtime/context.ts";
+import { NEVER_ABORTED, TaskContext } from "../runtime/context.ts";
 import type { Interrupt, RetryPolicy } from "../types.ts";
 
 export interface AttemptParams {
@@ -76,23 +76,34 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 async function attempt(params: AttemptParams, resume: readonly Interrupt[]): Promise<TaskOutcome> {
-  const controller = new AbortController();
-  const onParentAbort = () => controller.abort(params.signal.reason);
-  if (params.signal.aborted) controller.abort(params.signal.reason);
-  else params.signal.addEventListener("abort", onParentAbort, { once: true });
+  // A task gets its own controller only when it has a timeout; otherwise it
+  // shares the step's signal (an AbortController per task is measurable).
+  let signal = params.signal;
+  let controller: AbortController | undefined;
   let timer: NodeJS.Timeout | undefined;
+  const onParentAbort = () => controller?.abort(params.signal.reason);
   if (params.timeoutMs !== undefined) {
+    controller = new AbortController();
+    if (params.signal.aborted) controller.abort(params.signal.reason);
+    else params.signal.addEventListener("abort", onParentAbort, { once: true });
     const ms = params.timeoutMs;
-    timer = setTimeout(() => controller.abort(new NodeTimeoutError(params.node, ms)), ms);
+    timer = setTimeout(() => controller?.abort(new NodeTimeoutError(params.node, ms)), ms);
+    signal = controller.signal;
   }
-  const ctx = params.makeContext(controller.signal, resume);
-  const aborted = abortPromise(controller.signal);
+  const ctx = params.makeContext(signal, resume);
+  // A node that ignores its signal must not hold the step once it is aborted;
+  // a signal that can never abort needs no race.
+  const aborted = signal === NEVER_ABORTED ? undefined : abortPromise(signal);
   try {
     const running = runHookStorage.run(ctx, () => params.call(ctx));
-    running.catch(() => {}); // a node that ignores its signal may reject later
     let result: unknown;
     try {
-      result = await Promise.race([running, aborted.promise]);
+      if (aborted) {
+        running.catch(() => {}); // it may still reject after the race is lost
+        result = await Promise.race([running, aborted.promise]);
+      } else {
+        result = await running;
+      }
     } catch (error) {
       if (isGraphInterrupt(error)) throw new TaskInterrupted(error.interrupts, ctx.resume);
       if (ctx.raised) throw new TaskFailure(new InterruptSwallowedError(params.node), ctx.resume);
@@ -102,8 +113,8 @@ async function attempt(params: AttemptParams, resume: readonly Interrupt[]): Pro
     return { result, resume: ctx.resume };
   } finally {
     if (timer) clearTimeout(timer);
-    aborted.dispose();
-    params.signal.removeEventListener("abort", onParentAbort);
+    aborted?.dispose();
+    if (controller) params.signal.removeEventListener("abort", onParentAbort);
   }
 }
 

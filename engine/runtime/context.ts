@@ -19,6 +19,9 @@ import {
 } from "./hooks.ts";
 import { assertJsonSerializable } from "./json.ts";
 
+/** The signal of a run nobody can cancel (invoke without a signal): no listeners needed. */
+export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+
 /** Shared by the root graph and every subgraph of one run. */
 export interface RunContext {
   runId: string;
