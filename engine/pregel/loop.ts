@@ -141,9 +141,9 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
     if (!continuing && shouldInterrupt(checkpoint, p.interruptBefore, tasks)) return outcome("interrupted");
 
     const results = await executeStep(p, tasks, step + 1, checkpoint, channels, config);
-    const open = results.flatMap((r) => r.interrupts);
-    if (open.length > 0) {
-      sink.emit("values", p.nsPath, { __interrupt__: open });
+    if (results.some((r) => r.paused)) {
+      const open = results.flatMap((r) => r.interrupts);
+      if (open.length > 0) sink.emit("values", p.nsPath, { __interrupt__: open });
       return { ...outcome("interrupted", open), values: valuesWithFinished(graph, checkpoint, channels, results) };
     }
     step += 1;
@@ -156,6 +156,8 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
 }
 
 interface StepResult {
+  /** The task is waiting: on an interrupt, or on a subgraph's breakpoint. */
+  paused: boolean;
   name: string;
   path: PlannedTask["path"];
   triggers: string[];
@@ -199,13 +201,13 @@ async function executeStep(
     const base = { name: task.name, path: task.path, triggers: task.triggers };
     const record = task.record;
     if (record?.done) {
-      results.push({ ...base, writes: record.writes, interrupts: [] });
+      results.push({ ...base, writes: record.writes, interrupts: [], paused: false });
       if (visible(task)) sink.emit("updates", p.nsPath, { [task.name]: updatePayload(record.writes, graph.publicKeys) });
       return;
     }
     const open = record ? pendingInterruptsOf(record) : [];
     if (open.length > 0 && !open.some((i) => run.resumeMap.has(i.id))) {
-      results.push({ ...base, writes: [], interrupts: open });
+      results.push({ ...base, writes: [], interrupts: open, paused: true });
       return;
     }
     // START reads the run input; a Send task its argument; every other task the state.
@@ -271,7 +273,7 @@ async function executeStep(
       const saved: Write[] = writes.length > 0 ? [...writes] : [[NO_WRITES, null]];
       if (resume.length > 0) saved.push([RESUME, resume]);
       await persist(task, saved);
-      results.push({ ...base, writes, interrupts: [] });
+      results.push({ ...base, writes, interrupts: [], paused: false });
       if (visible(task)) {
         const update = updatePayload(writes, graph.publicKeys);
         sink.emit("updates", p.nsPath, { [task.name]: update });
@@ -283,8 +285,9 @@ async function executeStep(
         const saved: Write[] = [[INTERRUPT, interrupts]];
         if (error.resume.length > 0) saved.push([RESUME, error.resume]);
         await persist(task, saved);
-        results.push({ ...base, writes: [], interrupts });
-        sink.emit("updates", p.nsPath, { __interrupt__: interrupts });
+        // A subgraph paused at a static breakpoint pauses this task with no interrupt.
+        results.push({ ...base, writes: [], interrupts, paused: true });
+        if (interrupts.length > 0) sink.emit("updates", p.nsPath, { __interrupt__: interrupts });
         if (visible(task)) emitTaskResult(p, step, { id: task.id, name: task.name, error: null, result: null, interrupts });
         return;
       }

@@ -54,6 +54,37 @@ describe("subgraph without interrupts", () => {
 describe.each(SAVERS)("subgraph interrupts ($name)", (kind) => {
   const saver = useSaver(kind);
 
+  it("a breakpoint compiled into the subgraph pauses the root; invoke(null) continues inside it", async () => {
+    const log = new RunLog();
+    const child = new StateGraph({ n: lastValue<number>() })
+      .addNode("one", (s) => {
+        log.hit("one");
+        return { n: s.n + 1 };
+      })
+      .addNode("two", (s) => {
+        log.hit("two");
+        return { n: s.n * 10 };
+      })
+      .addEdge(START, "one")
+      .addEdge("one", "two")
+      .compile({ name: "child", interruptBefore: ["two"], checkpointer: saver() });
+    const graph = new StateGraph({ n: lastValue<number>() })
+      .addNode("sub", child)
+      .addNode("after", (s) => {
+        log.hit("after");
+        return { n: s.n + 5 };
+      })
+      .addEdge(START, "sub")
+      .addEdge("sub", "after")
+      .compile({ checkpointer: saver() });
+    const paused = await graph.invoke({ n: 1 }, { threadId: "bp" });
+    expect(paused).toEqual({ n: 1 });
+    expect(log.take()).toEqual(["one"]);
+    expect((await graph.getState("bp")).next).toEqual(["sub"]);
+    expect(await graph.invoke(null, { threadId: "bp" })).toEqual({ n: 25 });
+    expect(log.take()).toEqual(["two", "after"]);
+  });
+
   it("bubble to the root with their id; the resume goes back into the subgraph", async () => {
     const log = new RunLog();
     const graph = build(log, saver());
