@@ -1,0 +1,162 @@
+/**
+ * MemoryReviewStore: review items in process memory, for tests and a hub
+ * without a data dir. Each decision reads, decides and writes with no await
+ * in between, so it is atomic on the one JS thread. Items go in and out as
+ * JSON copies, exactly as the SQLite backend returns them.
+ */
+import type { Principal } from "../auth/index.ts";
+import { DEFAULT_CANCEL_REASON } from "./store.ts";
+import type { ReviewStore } from "./store.ts";
+import {
+  cancelItem,
+  cloneJson,
+  decideAnswer,
+  decideClaim,
+  decideRelease,
+  expireItem,
+  isPending,
+  lapseClaim,
+  newItem,
+  planResume,
+} from "./transitions.ts";
+import type { Transition } from "./transitions.ts";
+import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumePolicy, ReviewItem } from "./types.ts";
+
+export class MemoryReviewStore implements ReviewStore {
+  /** Insertion order is creation order: listItems needs no sort. */
+  readonly #items = new Map<string, ReviewItem>();
+  readonly #audit = new Map<string, AuditEntry[]>();
+
+  #append(entries: readonly AuditEntry[]): void {
+    for (const entry of entries) {
+      const trail = this.#audit.get(entry.interruptId) ?? [];
+      trail.push(cloneJson(entry));
+      this.#audit.set(entry.interruptId, trail);
+    }
+  }
+
+  #apply(transition: Transition): Decision {
+    if (transition.next !== undefined) this.#items.set(transition.next.interruptId, cloneJson(transition.next));
+    this.#append(transition.audit);
+    return cloneJson(transition.result);
+  }
+
+  /** Applies a per-item step to every matching item; returns the changed ones. */
+  #sweep<T>(
+    match: (item: ReviewItem) => boolean,
+    step: (item: ReviewItem) => { next: ReviewItem; audit: AuditEntry[]; out: T } | undefined,
+  ): T[] {
+    const out: T[] = [];
+    for (const item of this.#items.values()) {
+      if (!match(item)) continue;
+      const done = step(item);
+      if (done === undefined) continue;
+      this.#items.set(item.interruptId, done.next);
+      this.#append(done.audit);
+      out.push(cloneJson(done.out));
+    }
+    return out;
+  }
+
+  async createItem(input: NewReviewItem, now: number): Promise<{ item: ReviewItem; created: boolean }> {
+    const existing = this.#items.get(input.interruptId);
+    if (existing !== undefined) return { item: cloneJson(existing), created: false };
+    const { item, audit } = newItem(input, now);
+    this.#items.set(item.interruptId, item);
+    this.#append(audit);
+    return { item: cloneJson(item), created: true };
+  }
+
+  async getItem(interruptId: string): Promise<ReviewItem | undefined> {
+    const item = this.#items.get(interruptId);
+    return item && cloneJson(item);
+  }
+
+  async listItems(filter: ListItemsFilter): Promise<ReviewItem[]> {
+    const statuses = filter.status === undefined ? undefined : typeof filter.status === "string" ? [filter.status] : filter.status;
+    return [...this.#items.values()]
+      .filter(
+        (i) =>
+          i.tenant === filter.tenant &&
+          (filter.queue === undefined || i.routing.queue === filter.queue) &&
+          (statuses === undefined || statuses.includes(i.status)) &&
+          (filter.threadId === undefined || i.threadId === filter.threadId) &&
+          (filter.runId === undefined || i.runId === filter.runId),
+      )
+      .map((i) => cloneJson(i));
+  }
+
+  async answer(interruptId: string, principal: Principal, value: unknown, now: number): Promise<Decision> {
+    return this.#apply(decideAnswer(this.#items.get(interruptId), interruptId, principal, value, now));
+  }
+
+  async claim(interruptId: string, principal: Principal, ttlMs: number, now: number): Promise<Decision> {
+    return this.#apply(decideClaim(this.#items.get(interruptId), interruptId, principal, ttlMs, now));
+  }
+
+  async release(interruptId: string, principal: Principal, now: number): Promise<Decision> {
+    return this.#apply(decideRelease(this.#items.get(interruptId), interruptId, principal, now));
+  }
+
+  async expireClaims(now: number): Promise<LapsedClaim[]> {
+    return this.#sweep(
+      (i) => i.status === "claimed",
+      (i) => {
+        const done = lapseClaim(i, now);
+        return done && { next: done.lapsed.item, audit: done.audit, out: done.lapsed };
+      },
+    );
+  }
+
+  async expireDue(now: number): Promise<ExpiredItem[]> {
+    return this.#sweep(
+      (i) => isPending(i.status),
+      (i) => {
+        const done = expireItem(i, now);
+        return done && { next: done.expired.item, audit: done.audit, out: done.expired };
+      },
+    );
+  }
+
+  async cancelForRun(runId: string, now: number, reason = DEFAULT_CANCEL_REASON): Promise<ReviewItem[]> {
+    return this.#sweep(
+      (i) => i.runId === runId,
+      (i) => {
+        const done = cancelItem(i, now, reason);
+        return done && { ...done, out: done.next };
+      },
+    );
+  }
+
+  async cancelForThread(threadId: string, now: number, reason = DEFAULT_CANCEL_REASON): Promise<ReviewItem[]> {
+    return this.#sweep(
+      (i) => i.threadId === threadId,
+      (i) => {
+        const done = cancelItem(i, now, reason);
+        return done && { ...done, out: done.next };
+      },
+    );
+  }
+
+  async takeResume(runId: string, policy: ResumePolicy, now: number): Promise<ResumeBatch | null> {
+    const plan = planResume([...this.#items.values()].filter((i) => i.runId === runId), policy, now);
+    if (plan === undefined) return null;
+    for (const item of plan.next) this.#items.set(item.interruptId, item);
+    return cloneJson(plan.batch);
+  }
+
+  async nextDeadline(): Promise<string | null> {
+    let next: string | null = null;
+    for (const item of this.#items.values()) {
+      const candidates = [isPending(item.status) ? item.expiresAt : null, item.status === "claimed" ? (item.claim?.until ?? null) : null];
+      for (const at of candidates) if (at !== null && (next === null || at < next)) next = at;
+    }
+    return next;
+  }
+
+  async auditOf(interruptId: string): Promise<AuditEntry[]> {
+    return cloneJson(this.#audit.get(interruptId) ?? []);
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,216 @@
+/**
+ * Routing of an interrupt: the hub's defaults, then the config's routing hook
+ * (for graphs you don't control), then the payload's own `review` field, each
+ * overriding the one before. Never throws: a bad `review` field is reported
+ * as issues the hub logs, and the item is still routed. Each field is read on
+ * its own, so one typo does not discard the rest; an invalid candidate list
+ * fails closed (only the override roles may answer) instead of widening the
+ * item to every reviewer of the tenant.
+ */
+import { z } from "zod";
+import { ADMIN_ROLE } from "../auth/index.ts";
+import { checkSchema } from "./json-schema.ts";
+import type { JsonSchema, Routing } from "./types.ts";
+
+export const DEFAULT_OVERRIDE_ROLES: readonly string[] = ["review-admin"];
+
+/** What a routing hook knows about the interrupt. */
+export interface RoutingContext {
+  interruptId: string;
+  threadId: string;
+  runId: string;
+  tenant: string;
+  namespace: string[];
+  node: string | null;
+  /** Epoch ms; `expiresIn` counts from here. */
+  now: number;
+}
+
+export type RoutingHook = (ctx: RoutingContext & { payload: unknown }) => Partial<Routing> | undefined;
+
+/** Hub configuration of review routing. */
+export interface RoutingDefaults {
+  queue: string;
+  hook?: RoutingHook;
+  /** Default deadline (ms or "30m"); none when omitted. */
+  expiresIn?: number | string;
+  overrideRoles?: readonly string[];
+}
+
+export interface RoutingIssue {
+  /** `review.expiresIn`, `hook`, ... */
+  path: string;
+  message: string;
+}
+
+export interface RoutingResult {
+  routing: Routing;
+  /** Empty when the payload's `review` field (and the hook) were fine. */
+  issues: RoutingIssue[];
+}
+
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** Keeps every deadline a valid Date. */
+const MAX_DURATION_MS = 366 * UNIT_MS.d;
+
+/** Milliseconds of `1500`, "30m", "2h", "1h30m", "45s", "250ms", "7d"; undefined if not a positive duration. */
+export function parseDuration(value: number | string): number | undefined {
+  let ms: number;
+  if (typeof value === "number") {
+    ms = value;
+  } else {
+    const parts = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+$/.test(value.trim()) ? value.trim().match(/\d+(?:\.\d+)?(?:ms|s|m|h|d)/g) : null;
+    if (parts === null) return undefined;
+    ms = 0;
+    for (const part of parts) {
+      const [, amount = "", unit = ""] = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(part) ?? [];
+      ms += Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS];
+    }
+  }
+  ms = Math.round(ms);
+  return Number.isFinite(ms) && ms > 0 && ms <= MAX_DURATION_MS ? ms : undefined;
+}
+
+const name = z.string().trim().min(1).max(200);
+const duration = z
+  .union([z.number(), z.string()])
+  .transform((v, ctx) => {
+    const ms = parseDuration(v);
+    if (ms === undefined) {
+      ctx.addIssue({ code: "custom", message: `must be a positive duration up to 366d: ms or a string like "30m", "2h", "1h30m"` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+const schemaField = z.union([z.boolean(), z.record(z.string(), z.unknown())]).superRefine((schema, ctx) => {
+  for (const message of checkSchema(schema)) ctx.addIssue({ code: "custom", message });
+});
+
+/** One schema per `review` field, parsed independently. */
+const REVIEW_FIELDS = {
+  queue: name,
+  users: z.array(name).max(1000),
+  roles: z.array(name).max(100),
+  expiresIn: duration,
+  onExpire: z.object({ response: z.unknown() }).strict(),
+  allowSelfApproval: z.boolean(),
+  responseSchema: schemaField,
+};
+type ReviewFields = { [K in keyof typeof REVIEW_FIELDS]?: z.output<(typeof REVIEW_FIELDS)[K]> };
+
+/** What a hook may return: the normalized Routing, each field optional. */
+const HOOK_RESULT = z
+  .object({
+    queue: name,
+    users: z.array(name),
+    roles: z.array(name),
+    expiresAt: z.iso.datetime().nullable(),
+    onExpire: z.object({ response: z.unknown() }),
+    allowSelfApproval: z.boolean(),
+    responseSchema: schemaField,
+    overrideRoles: z.array(name),
+  })
+  .partial()
+  .strict();
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function messageOf(error: z.ZodError): string {
+  return error.issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
+}
+
+function isoAfter(now: number, ms: number): string {
+  return new Date(now + ms).toISOString();
+}
+
+/** The `review` field of an interrupt payload, field by field; invalid fields become issues. */
+function readReviewField(raw: unknown, issues: RoutingIssue[]): { fields: ReviewFields; badCandidates: boolean } {
+  const fields: ReviewFields = {};
+  if (raw === undefined) return { fields, badCandidates: false };
+  if (!isObject(raw)) {
+    issues.push({ path: "review", message: "must be an object; the default routing applies" });
+    return { fields, badCandidates: false };
+  }
+  let badCandidates = false;
+  for (const [key, value] of Object.entries(raw)) {
+    if (!Object.hasOwn(REVIEW_FIELDS, key)) {
+      issues.push({ path: `review.${key}`, message: `unknown field; expected one of ${Object.keys(REVIEW_FIELDS).join(", ")}` });
+      continue;
+    }
+    const field = key as keyof typeof REVIEW_FIELDS;
+    const parsed = REVIEW_FIELDS[field].safeParse(value);
+    if (parsed.success) {
+      (fields as Record<string, unknown>)[field] = parsed.data;
+    } else {
+      issues.push({ path: `review.${field}`, message: messageOf(parsed.error) });
+      if (field === "users" || field === "roles") badCandidates = true;
+    }
+  }
+  return { fields, badCandidates };
+}
+
+function hookRouting(defaults: RoutingDefaults, ctx: RoutingContext, payload: unknown, issues: RoutingIssue[]): Partial<Routing> {
+  if (defaults.hook === undefined) return {};
+  let returned: unknown;
+  try {
+    returned = defaults.hook({ ...ctx, payload });
+  } catch (error) {
+    issues.push({ path: "hook", message: `threw: ${error instanceof Error ? error.message : String(error)}; ignored` });
+    return {};
+  }
+  if (returned === undefined) return {};
+  const parsed = HOOK_RESULT.safeParse(returned);
+  if (!parsed.success) {
+    issues.push({ path: "hook", message: `returned an invalid routing (${messageOf(parsed.error)}); ignored` });
+    return {};
+  }
+  const { responseSchema, ...rest } = parsed.data;
+  // A boolean schema is valid JSON Schema; `true` means no constraint.
+  const schema: Partial<Routing> = typeof responseSchema === "object" ? { responseSchema: responseSchema as JsonSchema } : {};
+  if (responseSchema === false) schema.responseSchema = { not: {} };
+  return { ...rest, ...schema };
+}
+
+/** The routing of one interrupt; see the module header for precedence and failure rules. */
+export function routingOf(payload: unknown, defaults: RoutingDefaults, ctx: RoutingContext): RoutingResult {
+  const issues: RoutingIssue[] = [];
+  const overrideRoles = [...(defaults.overrideRoles ?? DEFAULT_OVERRIDE_ROLES)];
+  const defaultTtl = defaults.expiresIn === undefined ? undefined : parseDuration(defaults.expiresIn);
+  if (defaults.expiresIn !== undefined && defaultTtl === undefined) {
+    issues.push({ path: "defaults.expiresIn", message: `invalid duration ${JSON.stringify(defaults.expiresIn)}; ignored` });
+  }
+  const routing: Routing = {
+    queue: defaults.queue,
+    users: [],
+    roles: [],
+    expiresAt: defaultTtl === undefined ? null : isoAfter(ctx.now, defaultTtl),
+    allowSelfApproval: false,
+    overrideRoles,
+  };
+  Object.assign(routing, hookRouting(defaults, ctx, payload, issues));
+
+  const { fields, badCandidates } = readReviewField(isObject(payload) ? payload["review"] : undefined, issues);
+  if (fields.queue !== undefined) routing.queue = fields.queue;
+  if (fields.users !== undefined) routing.users = fields.users;
+  if (fields.roles !== undefined) routing.roles = fields.roles;
+  if (fields.expiresIn !== undefined) routing.expiresAt = isoAfter(ctx.now, fields.expiresIn);
+  if (fields.onExpire !== undefined) routing.onExpire = { response: fields.onExpire.response };
+  if (fields.allowSelfApproval !== undefined) routing.allowSelfApproval = fields.allowSelfApproval;
+  if (fields.responseSchema === false) routing.responseSchema = { not: {} };
+  else if (fields.responseSchema === true) delete routing.responseSchema;
+  else if (fields.responseSchema !== undefined) routing.responseSchema = fields.responseSchema;
+  if (badCandidates) {
+    // Never empty: empty candidate lists would mean "every reviewer".
+    routing.users = [];
+    routing.roles = [...new Set([ADMIN_ROLE, ...routing.overrideRoles])];
+    issues.push({ path: "review", message: `invalid candidates: only the roles ${routing.roles.join(", ")} may answer` });
+  }
+  return { routing, issues };
+}
+
+/** One line for the hub's log. */
+export function describeRoutingIssues(interruptId: string, issues: readonly RoutingIssue[]): string {
+  return `review routing of interrupt ${interruptId}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`;
+}

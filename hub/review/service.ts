@@ -1,0 +1,230 @@
+/**
+ * ReviewService: what the hub calls when an interrupt is raised, answered,
+ * claimed or released, and on a timer (tick). It routes new items, lets the
+ * store decide atomically, reports wire events through one callback, and
+ * returns the resume batches the hub must run — each answer set exactly once.
+ * It starts no timers itself: the hub schedules tick() (see nextDeadline()).
+ */
+import type { Principal } from "../auth/index.ts";
+import { answeredEvent, claimedEvent, expiredEvent, releasedEvent, requestedEvent } from "./events.ts";
+import type { ReviewEvent } from "./events.ts";
+import { mayAnswer, mayView } from "./policy.ts";
+import { describeRoutingIssues, routingOf } from "./routing.ts";
+import type { RoutingDefaults, RoutingIssue } from "./routing.ts";
+import type { ReviewStore } from "./store.ts";
+import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, Refusal, ResumeBatch, ResumePolicy, ReviewItem } from "./types.ts";
+import { PENDING_STATUSES } from "./types.ts";
+
+export const DEFAULT_CLAIM_TTL_MS = 5 * 60_000;
+
+export interface ReviewLogger {
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export interface ReviewServiceOptions {
+  store: ReviewStore;
+  routing: RoutingDefaults;
+  /** Epoch ms; inject one in tests to drive claims and deadlines. */
+  clock?: () => number;
+  /** Every wire event; must not throw (a throw is logged, the decision stands). */
+  onEvent?: (event: ReviewEvent) => void;
+  /** Per-thread resume policy; "batch" when omitted. */
+  resumePolicy?: (threadId: string) => ResumePolicy;
+  claimTtlMs?: number;
+  logger?: ReviewLogger;
+}
+
+/** An interrupt as the hub learns it from the run; the run's starter decides self-approval. */
+export interface InterruptRequest {
+  interruptId: string;
+  threadId: string;
+  runId: string;
+  tenant: string;
+  namespace: string[];
+  node: string | null;
+  payload: unknown;
+  startedBy: string;
+}
+
+export interface AnswerInput {
+  interruptId: string;
+  value: unknown;
+}
+
+export interface BatchOutcome {
+  /** One per input, in order. */
+  results: Array<{ interruptId: string; result: Decision }>;
+  /** Resumes to run now, at most one per run. */
+  resumes: ResumeBatch[];
+}
+
+export interface TickOutcome {
+  expired: ExpiredItem[];
+  /** Leases that lapsed; their items are open again. */
+  claimsLapsed: LapsedClaim[];
+  /** Resumes made due by expiry (default responses, or a batch no longer waiting). */
+  resumes: ResumeBatch[];
+}
+
+type RunRef = { runId: string; tenant: string };
+
+export class ReviewService {
+  readonly #store: ReviewStore;
+  readonly #defaults: RoutingDefaults;
+  readonly #clock: () => number;
+  readonly #onEvent: (event: ReviewEvent) => void;
+  readonly #policy: (threadId: string) => ResumePolicy;
+  readonly #claimTtlMs: number;
+  readonly #logger: ReviewLogger | undefined;
+
+  constructor(options: ReviewServiceOptions) {
+    this.#store = options.store;
+    this.#defaults = options.routing;
+    this.#clock = options.clock ?? Date.now;
+    this.#onEvent = options.onEvent ?? (() => {});
+    this.#policy = options.resumePolicy ?? (() => "batch");
+    this.#claimTtlMs = options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS;
+    this.#logger = options.logger;
+  }
+
+  #emit(item: ReviewItem, event: ReviewEvent["event"], audience: ReviewEvent["audience"] = "all"): void {
+    try {
+      this.#onEvent({ item, audience, event });
+    } catch (error) {
+      this.#logger?.error(`review event ${event.method} for ${item.interruptId} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  async #resumes(runs: ReadonlyMap<string, string>, now: number): Promise<ResumeBatch[]> {
+    const out: ResumeBatch[] = [];
+    for (const [runId, threadId] of runs) {
+      const batch = await this.#store.takeResume(runId, this.#policy(threadId), now);
+      if (batch !== null) out.push(batch);
+    }
+    return out;
+  }
+
+  /** Routes and stores a new interrupt (idempotent on its id) and tells queue subscribers. */
+  async onInterruptRequested(request: InterruptRequest): Promise<{ item: ReviewItem; created: boolean; issues: RoutingIssue[] }> {
+    const now = this.#clock();
+    const { interruptId, threadId, runId, tenant, namespace, node, payload } = request;
+    const { routing, issues } = routingOf(payload, this.#defaults, { interruptId, threadId, runId, tenant, namespace, node, now });
+    if (issues.length > 0) this.#logger?.warn(describeRoutingIssues(interruptId, issues));
+    const { item, created } = await this.#store.createItem({ ...request, routing }, now);
+    if (created) this.#emit(item, requestedEvent(item, now), "queue");
+    return { item, created, issues };
+  }
+
+  async answer(principal: Principal, interruptId: string, value: unknown): Promise<{ result: Decision; resume: ResumeBatch | null }> {
+    const { results, resumes } = await this.answerBatch(principal, [{ interruptId, value }]);
+    const result = results[0]?.result ?? { ok: false, code: "unknown_interrupt", message: `no review item for interrupt ${interruptId}` };
+    return { result, resume: resumes[0] ?? null };
+  }
+
+  /**
+   * Each answer is decided on its own (first authorized answer wins per
+   * item); resumes are taken after the whole batch, so a batch that answers
+   * several interrupts of a run resumes it once even under `eager`.
+   */
+  async answerBatch(principal: Principal, answers: readonly AnswerInput[]): Promise<BatchOutcome> {
+    const now = this.#clock();
+    const seen = new Set<string>();
+    const runs = new Map<string, string>();
+    const results: BatchOutcome["results"] = [];
+    for (const { interruptId, value } of answers) {
+      if (seen.has(interruptId)) {
+        results.push({ interruptId, result: { ok: false, code: "invalid_argument", message: `interrupt ${interruptId} is answered twice in one batch` } });
+        continue;
+      }
+      seen.add(interruptId);
+      const result = await this.#store.answer(interruptId, principal, value, now);
+      if (result.ok) {
+        this.#emit(result.item, answeredEvent(result.item, now));
+        runs.set(result.item.runId, result.item.threadId);
+      }
+      results.push({ interruptId, result });
+    }
+    return { results, resumes: await this.#resumes(runs, now) };
+  }
+
+  async claim(principal: Principal, interruptId: string, ttlMs: number = this.#claimTtlMs): Promise<Decision> {
+    const now = this.#clock();
+    const result = await this.#store.claim(interruptId, principal, ttlMs, now);
+    if (result.ok) this.#emit(result.item, claimedEvent(result.item, now));
+    return result;
+  }
+
+  async release(principal: Principal, interruptId: string): Promise<Decision> {
+    const now = this.#clock();
+    const result = await this.#store.release(interruptId, principal, now);
+    if (result.ok && result.changed) this.#emit(result.item, releasedEvent(result.item, { sub: principal.sub, name: principal.name }, now));
+    return result;
+  }
+
+  /** Expires due items first (that also ends their claims), then lapsed claims; returns what the hub must resume. */
+  async tick(now: number = this.#clock()): Promise<TickOutcome> {
+    const expired = await this.#store.expireDue(now);
+    const runs = new Map<string, string>();
+    for (const { item, action } of expired) {
+      this.#emit(item, expiredEvent(item, action, now));
+      runs.set(item.runId, item.threadId);
+    }
+    const claimsLapsed = await this.#store.expireClaims(now);
+    for (const { item, holder } of claimsLapsed) this.#emit(item, releasedEvent(item, holder, now));
+    return { expired, claimsLapsed, resumes: await this.#resumes(runs, now) };
+  }
+
+  /** Cancels the run's pending items (run cancelled, failed or replaced); no wire event exists for this. */
+  async cancelForRun(runId: string, reason?: string): Promise<ReviewItem[]> {
+    return this.#store.cancelForRun(runId, this.#clock(), reason);
+  }
+
+  async cancelForThread(threadId: string, reason?: string): Promise<ReviewItem[]> {
+    return this.#store.cancelForThread(threadId, this.#clock(), reason);
+  }
+
+  /** Items of the run still waiting for an answer. */
+  async pendingForRun(run: RunRef): Promise<ReviewItem[]> {
+    return this.#store.listItems({ tenant: run.tenant, runId: run.runId, status: PENDING_STATUSES });
+  }
+
+  /** True when no interrupt of the run is pending: every one is answered, expired or cancelled. */
+  async allSettled(run: RunRef): Promise<boolean> {
+    return (await this.pendingForRun(run)).length === 0;
+  }
+
+  /** Takes the run's resume if due under its thread's policy (e.g. after a hub restart). */
+  async resumeIfReady(runId: string, threadId: string): Promise<ResumeBatch | null> {
+    return this.#store.takeResume(runId, this.#policy(threadId), this.#clock());
+  }
+
+  /** Queue view: pending items the principal may answer now, or could once a claim ends. */
+  async openItemsFor(principal: Principal, queue: string): Promise<ReviewItem[]> {
+    const now = this.#clock();
+    const items = await this.#store.listItems({ tenant: principal.tenant, queue, status: PENDING_STATUSES });
+    return items.filter((item) => {
+      const verdict = mayAnswer(principal, item, now);
+      return verdict.ok || verdict.code === "claim_held";
+    });
+  }
+
+  /** One item with its audit trail, if the principal may see it. */
+  async review(principal: Principal, interruptId: string): Promise<{ ok: true; item: ReviewItem; audit: AuditEntry[] } | Refusal> {
+    const item = await this.#store.getItem(interruptId);
+    // Another tenant's item is reported as unknown, so ids do not leak across tenants.
+    if (item === undefined || item.tenant !== principal.tenant) {
+      return { ok: false, code: "unknown_interrupt", message: `no review item for interrupt ${interruptId}` };
+    }
+    const verdict = mayView(principal, item);
+    if (!verdict.ok) return verdict;
+    return { ok: true, item, audit: await this.#store.auditOf(interruptId) };
+  }
+
+  /** When tick() next has something to do (epoch ms), or null. */
+  async nextDeadline(): Promise<number | null> {
+    const at = await this.#store.nextDeadline();
+    return at === null ? null : Date.parse(at);
+  }
+
+}

@@ -1,0 +1,401 @@
+/**
+ * SqliteReviewStore: review items and their audit trail in the hub's SQLite
+ * file (tables `hub_review_items`, `hub_review_audit`). Every decision runs
+ * in one IMMEDIATE transaction (the write lock is taken before the read, so
+ * another connection or process cannot decide in between) and writes with a
+ * conditional UPDATE on the row's version — for answers also on
+ * `status IN ('open','claimed')` — so the database, not JS scheduling,
+ * decides which answer wins.
+ */
+import Database from "better-sqlite3";
+import type { Principal } from "../auth/index.ts";
+import { DEFAULT_CANCEL_REASON } from "./store.ts";
+import type { ReviewStore } from "./store.ts";
+import {
+  cancelItem,
+  decideAnswer,
+  decideClaim,
+  decideRelease,
+  decodeJson,
+  encodeJson,
+  expireItem,
+  lapseClaim,
+  newItem,
+  planResume,
+} from "./transitions.ts";
+import type { Transition } from "./transitions.ts";
+import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumePolicy, ReviewItem, ReviewStatus } from "./types.ts";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS hub_review_items (
+  seq INTEGER PRIMARY KEY,
+  interrupt_id TEXT NOT NULL UNIQUE,
+  thread_id TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  tenant TEXT NOT NULL,
+  queue TEXT NOT NULL,
+  status TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  node TEXT,
+  payload TEXT NOT NULL,
+  routing TEXT NOT NULL,
+  started_by TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT,
+  claim_sub TEXT,
+  claim_name TEXT,
+  claim_until TEXT,
+  answer_value TEXT,
+  answered_sub TEXT,
+  answered_name TEXT,
+  answered_at TEXT,
+  resumed_at TEXT,
+  version INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS hub_review_items_queue ON hub_review_items (tenant, queue, status);
+CREATE INDEX IF NOT EXISTS hub_review_items_thread ON hub_review_items (thread_id);
+CREATE INDEX IF NOT EXISTS hub_review_items_run ON hub_review_items (run_id);
+CREATE INDEX IF NOT EXISTS hub_review_items_due ON hub_review_items (status, expires_at);
+CREATE INDEX IF NOT EXISTS hub_review_items_claims ON hub_review_items (status, claim_until);
+CREATE TABLE IF NOT EXISTS hub_review_audit (
+  seq INTEGER PRIMARY KEY,
+  interrupt_id TEXT NOT NULL,
+  at TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  by_sub TEXT,
+  by_name TEXT,
+  reason TEXT,
+  detail TEXT
+);
+CREATE INDEX IF NOT EXISTS hub_review_audit_item ON hub_review_audit (interrupt_id, seq);
+`;
+
+interface ItemRow {
+  interrupt_id: string;
+  thread_id: string;
+  run_id: string;
+  tenant: string;
+  queue: string;
+  status: ReviewStatus;
+  namespace: string;
+  node: string | null;
+  payload: string;
+  routing: string;
+  started_by: string;
+  created_at: string;
+  expires_at: string | null;
+  claim_sub: string | null;
+  claim_name: string | null;
+  claim_until: string | null;
+  answer_value: string | null;
+  answered_sub: string | null;
+  answered_name: string | null;
+  answered_at: string | null;
+  resumed_at: string | null;
+  version: number;
+}
+
+interface AuditRow {
+  interrupt_id: string;
+  at: string;
+  kind: AuditEntry["kind"];
+  by_sub: string | null;
+  by_name: string | null;
+  reason: string | null;
+  detail: string | null;
+}
+
+const ITEM_COLUMNS =
+  "interrupt_id, thread_id, run_id, tenant, queue, status, namespace, node, payload, routing, started_by, created_at, expires_at, " +
+  "claim_sub, claim_name, claim_until, answer_value, answered_sub, answered_name, answered_at, resumed_at, version";
+const PENDING = "status IN ('open', 'claimed')";
+
+function toItemRow(item: ReviewItem, version: number): ItemRow {
+  return {
+    interrupt_id: item.interruptId,
+    thread_id: item.threadId,
+    run_id: item.runId,
+    tenant: item.tenant,
+    queue: item.routing.queue,
+    status: item.status,
+    namespace: encodeJson(item.namespace),
+    node: item.node,
+    payload: encodeJson(item.payload),
+    routing: encodeJson(item.routing),
+    started_by: item.startedBy,
+    created_at: item.createdAt,
+    expires_at: item.expiresAt,
+    claim_sub: item.claim?.by.sub ?? null,
+    claim_name: item.claim?.by.name ?? null,
+    claim_until: item.claim?.until ?? null,
+    answer_value: item.answer === null ? null : encodeJson(item.answer.value),
+    answered_sub: item.answer?.by.sub ?? null,
+    answered_name: item.answer?.by.name ?? null,
+    answered_at: item.answer?.at ?? null,
+    resumed_at: item.resumedAt,
+    version,
+  };
+}
+
+function fromItemRow(row: ItemRow): ReviewItem {
+  return {
+    interruptId: row.interrupt_id,
+    threadId: row.thread_id,
+    runId: row.run_id,
+    tenant: row.tenant,
+    namespace: decodeJson(row.namespace) as string[],
+    node: row.node,
+    payload: decodeJson(row.payload),
+    routing: decodeJson(row.routing) as ReviewItem["routing"],
+    status: row.status,
+    claim:
+      row.claim_sub === null || row.claim_until === null
+        ? null
+        : { by: { sub: row.claim_sub, name: row.claim_name ?? "" }, until: row.claim_until },
+    answer:
+      row.answered_at === null || row.answered_sub === null
+        ? null
+        : { value: decodeJson(row.answer_value ?? "null"), by: { sub: row.answered_sub, name: row.answered_name ?? "" }, at: row.answered_at },
+    startedBy: row.started_by,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    resumedAt: row.resumed_at,
+  };
+}
+
+function toAuditRow(entry: AuditEntry): AuditRow {
+  return {
+    interrupt_id: entry.interruptId,
+    at: entry.at,
+    kind: entry.kind,
+    by_sub: entry.by?.sub ?? null,
+    by_name: entry.by?.name ?? null,
+    reason: entry.reason ?? null,
+    detail: entry.detail === undefined ? null : encodeJson(entry.detail),
+  };
+}
+
+function fromAuditRow(row: AuditRow): AuditEntry {
+  const entry: AuditEntry = { interruptId: row.interrupt_id, at: row.at, kind: row.kind };
+  if (row.by_sub !== null) entry.by = { sub: row.by_sub, name: row.by_name ?? "" };
+  if (row.reason !== null) entry.reason = row.reason;
+  if (row.detail !== null) entry.detail = decodeJson(row.detail);
+  return entry;
+}
+
+type ListParams = { tenant: string; queue: string | null; statuses: string | null; threadId: string | null; runId: string | null };
+
+function prepareStatements(db: Database.Database) {
+  const select = `SELECT ${ITEM_COLUMNS} FROM hub_review_items`;
+  const writable = `status = @status, claim_sub = @claim_sub, claim_name = @claim_name, claim_until = @claim_until,
+    answer_value = @answer_value, answered_sub = @answered_sub, answered_name = @answered_name,
+    answered_at = @answered_at, resumed_at = @resumed_at, version = version + 1`;
+  return {
+    insertItem: db.prepare<ItemRow>(
+      `INSERT INTO hub_review_items (${ITEM_COLUMNS}) VALUES (@interrupt_id, @thread_id, @run_id, @tenant, @queue,
+         @status, @namespace, @node, @payload, @routing, @started_by, @created_at, @expires_at, @claim_sub, @claim_name,
+         @claim_until, @answer_value, @answered_sub, @answered_name, @answered_at, @resumed_at, @version)
+       ON CONFLICT (interrupt_id) DO NOTHING`,
+    ),
+    selectItem: db.prepare<[string], ItemRow>(`${select} WHERE interrupt_id = ?`),
+    listItems: db.prepare<ListParams, ItemRow>(
+      `${select} WHERE tenant = @tenant AND (@queue IS NULL OR queue = @queue)
+         AND (@statuses IS NULL OR status IN (SELECT value FROM json_each(@statuses)))
+         AND (@threadId IS NULL OR thread_id = @threadId) AND (@runId IS NULL OR run_id = @runId)
+       ORDER BY created_at, seq`,
+    ),
+    // Compare-and-set on the version read in the same transaction.
+    updateItem: db.prepare<ItemRow>(`UPDATE hub_review_items SET ${writable} WHERE interrupt_id = @interrupt_id AND version = @version`),
+    // The winning answer: only a still-pending row can take one.
+    answerItem: db.prepare<ItemRow>(
+      `UPDATE hub_review_items SET ${writable} WHERE interrupt_id = @interrupt_id AND version = @version AND ${PENDING}`,
+    ),
+    lapsedClaims: db.prepare<[string], ItemRow>(`${select} WHERE status = 'claimed' AND claim_until <= ? ORDER BY seq`),
+    dueItems: db.prepare<[string], ItemRow>(`${select} WHERE ${PENDING} AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY seq`),
+    pendingOfRun: db.prepare<[string], ItemRow>(`${select} WHERE run_id = ? AND ${PENDING} ORDER BY seq`),
+    pendingOfThread: db.prepare<[string], ItemRow>(`${select} WHERE thread_id = ? AND ${PENDING} ORDER BY seq`),
+    itemsOfRun: db.prepare<[string], ItemRow>(`${select} WHERE run_id = ? ORDER BY seq`),
+    nextDeadline: db.prepare<[], { at: string | null }>(
+      `SELECT MIN(at) AS at FROM (
+         SELECT MIN(expires_at) AS at FROM hub_review_items WHERE ${PENDING} AND expires_at IS NOT NULL
+         UNION ALL SELECT MIN(claim_until) FROM hub_review_items WHERE status = 'claimed')`,
+    ),
+    insertAudit: db.prepare<AuditRow>(
+      `INSERT INTO hub_review_audit (interrupt_id, at, kind, by_sub, by_name, reason, detail)
+       VALUES (@interrupt_id, @at, @kind, @by_sub, @by_name, @reason, @detail)`,
+    ),
+    selectAudit: db.prepare<[string], AuditRow>(
+      "SELECT interrupt_id, at, kind, by_sub, by_name, reason, detail FROM hub_review_audit WHERE interrupt_id = ? ORDER BY seq",
+    ),
+  };
+}
+
+type Statements = ReturnType<typeof prepareStatements>;
+type Step<T> = (item: ReviewItem) => { next: ReviewItem; audit: AuditEntry[]; out: T } | undefined;
+
+/** A conditional UPDATE matched no row inside the write lock: a bug, never a race to report. */
+class ReviewWriteConflict extends Error {
+  override readonly name = "ReviewWriteConflict";
+}
+
+export class SqliteReviewStore implements ReviewStore {
+  readonly db: Database.Database;
+  readonly #ownsDb: boolean;
+  readonly #sql: Statements;
+  readonly #immediate: Database.Transaction<(fn: () => unknown) => unknown>;
+
+  /** Opens (creating) the SQLite file at a path, or adopts an open Database, which close() then leaves open. */
+  constructor(pathOrDb: string | Database.Database) {
+    this.#ownsDb = typeof pathOrDb === "string";
+    this.db = typeof pathOrDb === "string" ? new Database(pathOrDb) : pathOrDb;
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = NORMAL");
+    // Another connection holding the write lock is waited for, not failed on.
+    this.db.pragma("busy_timeout = 5000");
+    this.db.exec(SCHEMA);
+    this.#sql = prepareStatements(this.db);
+    this.#immediate = this.db.transaction((fn: () => unknown) => fn());
+  }
+
+  /** Runs `fn` in one IMMEDIATE transaction: the write lock is held from the first read. */
+  #atomic<T>(fn: () => T): T {
+    return this.#immediate.immediate(fn) as T;
+  }
+
+  #append(entries: readonly AuditEntry[]): void {
+    for (const entry of entries) this.#sql.insertAudit.run(toAuditRow(entry));
+  }
+
+  #write(next: ReviewItem, version: number, winningAnswer = false): void {
+    const statement = winningAnswer ? this.#sql.answerItem : this.#sql.updateItem;
+    if (statement.run(toItemRow(next, version)).changes !== 1) {
+      throw new ReviewWriteConflict(`review item ${next.interruptId} changed under the write lock`);
+    }
+  }
+
+  #decide(interruptId: string, decide: (item: ReviewItem | undefined) => Transition, winningAnswer = false): Decision {
+    return this.#atomic(() => {
+      const row = this.#sql.selectItem.get(interruptId);
+      const { result, next, audit } = decide(row && fromItemRow(row));
+      if (next !== undefined && row !== undefined) this.#write(next, row.version, winningAnswer);
+      this.#append(audit);
+      return result;
+    });
+  }
+
+  /** Reads rows and applies `step` to each, in one transaction; returns what the changed ones yield. */
+  #sweep<T>(read: () => ItemRow[], step: Step<T>): T[] {
+    return this.#atomic(() => {
+      const out: T[] = [];
+      for (const row of read()) {
+        const done = step(fromItemRow(row));
+        if (done === undefined) continue;
+        this.#write(done.next, row.version);
+        this.#append(done.audit);
+        out.push(done.out);
+      }
+      return out;
+    });
+  }
+
+  async createItem(input: NewReviewItem, now: number): Promise<{ item: ReviewItem; created: boolean }> {
+    return this.#atomic(() => {
+      const existing = this.#sql.selectItem.get(input.interruptId);
+      if (existing !== undefined) return { item: fromItemRow(existing), created: false };
+      const { item, audit } = newItem(input, now);
+      this.#sql.insertItem.run(toItemRow(item, 0));
+      this.#append(audit);
+      // Decoded from storage, so the caller gets the stored JSON semantics.
+      const stored = this.#sql.selectItem.get(input.interruptId);
+      return { item: stored === undefined ? item : fromItemRow(stored), created: true };
+    });
+  }
+
+  async getItem(interruptId: string): Promise<ReviewItem | undefined> {
+    const row = this.#sql.selectItem.get(interruptId);
+    return row && fromItemRow(row);
+  }
+
+  async listItems(filter: ListItemsFilter): Promise<ReviewItem[]> {
+    const statuses = filter.status === undefined ? null : JSON.stringify(typeof filter.status === "string" ? [filter.status] : filter.status);
+    return this.#sql.listItems
+      .all({ tenant: filter.tenant, queue: filter.queue ?? null, statuses, threadId: filter.threadId ?? null, runId: filter.runId ?? null })
+      .map(fromItemRow);
+  }
+
+  async answer(interruptId: string, principal: Principal, value: unknown, now: number): Promise<Decision> {
+    return this.#decide(interruptId, (item) => decideAnswer(item, interruptId, principal, value, now), true);
+  }
+
+  async claim(interruptId: string, principal: Principal, ttlMs: number, now: number): Promise<Decision> {
+    return this.#decide(interruptId, (item) => decideClaim(item, interruptId, principal, ttlMs, now));
+  }
+
+  async release(interruptId: string, principal: Principal, now: number): Promise<Decision> {
+    return this.#decide(interruptId, (item) => decideRelease(item, interruptId, principal, now));
+  }
+
+  async expireClaims(now: number): Promise<LapsedClaim[]> {
+    return this.#sweep(
+      () => this.#sql.lapsedClaims.all(new Date(now).toISOString()),
+      (item) => {
+        const done = lapseClaim(item, now);
+        return done && { next: done.lapsed.item, audit: done.audit, out: done.lapsed };
+      },
+    );
+  }
+
+  async expireDue(now: number): Promise<ExpiredItem[]> {
+    return this.#sweep(
+      () => this.#sql.dueItems.all(new Date(now).toISOString()),
+      (item) => {
+        const done = expireItem(item, now);
+        return done && { next: done.expired.item, audit: done.audit, out: done.expired };
+      },
+    );
+  }
+
+  async cancelForRun(runId: string, now: number, reason = DEFAULT_CANCEL_REASON): Promise<ReviewItem[]> {
+    return this.#sweep(
+      () => this.#sql.pendingOfRun.all(runId),
+      (item) => {
+        const done = cancelItem(item, now, reason);
+        return done && { ...done, out: done.next };
+      },
+    );
+  }
+
+  async cancelForThread(threadId: string, now: number, reason = DEFAULT_CANCEL_REASON): Promise<ReviewItem[]> {
+    return this.#sweep(
+      () => this.#sql.pendingOfThread.all(threadId),
+      (item) => {
+        const done = cancelItem(item, now, reason);
+        return done && { ...done, out: done.next };
+      },
+    );
+  }
+
+  async takeResume(runId: string, policy: ResumePolicy, now: number): Promise<ResumeBatch | null> {
+    return this.#atomic(() => {
+      const rows = this.#sql.itemsOfRun.all(runId);
+      const plan = planResume(rows.map(fromItemRow), policy, now);
+      if (plan === undefined) return null;
+      const versions = new Map(rows.map((r) => [r.interrupt_id, r.version]));
+      for (const next of plan.next) this.#write(next, versions.get(next.interruptId) ?? -1);
+      return plan.batch;
+    });
+  }
+
+  async nextDeadline(): Promise<string | null> {
+    return this.#sql.nextDeadline.get()?.at ?? null;
+  }
+
+  async auditOf(interruptId: string): Promise<AuditEntry[]> {
+    return this.#sql.selectAudit.all(interruptId).map(fromAuditRow);
+  }
+
+  /** Closes the database if this store opened it. */
+  async close(): Promise<void> {
+    if (this.#ownsDb && this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The review store port: review items and their audit trail, with every
+ * decision (answer, claim, release, expiry, cancel, resume hand-off) made
+ * atomically inside the store, so first-answer-wins holds across requests
+ * and, with a shared database, across hub nodes. Backends: memory.ts,
+ * sqlite.ts; a Postgres one must pass the same conformance suite
+ * (test/hub/review/conformance.ts). `now` is epoch ms from the caller's clock.
+ */
+import type { Principal } from "../auth/index.ts";
+import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumePolicy, ReviewItem } from "./types.ts";
+
+export interface ReviewStore {
+  /** Idempotent on interruptId: a known id returns the stored item, `created: false`, unchanged. */
+  createItem(input: NewReviewItem, now: number): Promise<{ item: ReviewItem; created: boolean }>;
+  getItem(interruptId: string): Promise<ReviewItem | undefined>;
+  /** Oldest first. */
+  listItems(filter: ListItemsFilter): Promise<ReviewItem[]>;
+
+  /**
+   * First authorized, valid answer wins. Refusals change nothing but append
+   * a `rejected` audit entry (none for an unknown id).
+   */
+  answer(interruptId: string, principal: Principal, value: unknown, now: number): Promise<Decision>;
+  /** Takes or renews a lease of `ttlMs`. */
+  claim(interruptId: string, principal: Principal, ttlMs: number, now: number): Promise<Decision>;
+  /** Ends a lease early; `changed: false` when there was no live lease. */
+  release(interruptId: string, principal: Principal, now: number): Promise<Decision>;
+
+  /** Frees claims whose lease lapsed by `now`. */
+  expireClaims(now: number): Promise<LapsedClaim[]>;
+  /** Expires pending items whose deadline passed by `now`. */
+  expireDue(now: number): Promise<ExpiredItem[]>;
+  /** Cancels the pending items of a run (or of a thread); returns them. */
+  cancelForRun(runId: string, now: number, reason?: string): Promise<ReviewItem[]>;
+  cancelForThread(threadId: string, now: number, reason?: string): Promise<ReviewItem[]>;
+
+  /**
+   * Hands the run's answers (and expiry defaults) not yet resumed to exactly
+   * one caller, when `policy` says the run should resume now; else null.
+   */
+  takeResume(runId: string, policy: ResumePolicy, now: number): Promise<ResumeBatch | null>;
+  /** Earliest live-claim end or pending deadline (ISO), for scheduling tick(); null if none. */
+  nextDeadline(): Promise<string | null>;
+
+  /** The item's audit trail in the order it was written. */
+  auditOf(interruptId: string): Promise<AuditEntry[]>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_CANCEL_REASON = "run_ended";

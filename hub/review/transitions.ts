@@ -1,0 +1,202 @@
+/**
+ * What every review store backend must do identically: each transition as a
+ * pure function of (item, principal, input, now) returning the caller's
+ * result, the item to write and the audit lines to append. A backend only
+ * reads, calls one of these inside its atomic section, and writes.
+ */
+import type { Principal } from "../auth/index.ts";
+import { validateJson } from "./json-schema.ts";
+import { activeClaim, isDue, mayAnswer, mayClaim, mayRelease } from "./policy.ts";
+import type { Actor, AuditEntry, Decision, ExpiredItem, LapsedClaim, NewReviewItem, Refusal, ResumeBatch, ResumePolicy, ReviewItem, ReviewStatus } from "./types.ts";
+
+export interface Transition {
+  result: Decision;
+  /** The item to store; undefined when nothing changes. */
+  next?: ReviewItem;
+  audit: AuditEntry[];
+}
+
+/** Longest lease a claim may take (a forgotten claim must not block an item for days). */
+export const MAX_CLAIM_TTL_MS = 24 * 3_600_000;
+
+export function iso(now: number): string {
+  return new Date(now).toISOString();
+}
+
+/** ISO timestamps compare as text only in one canonical form. */
+function canonicalIso(value: string | null): string | null {
+  if (value === null) return null;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new RangeError(`invalid timestamp ${JSON.stringify(value)}`);
+  return iso(ms);
+}
+
+/** JSON text of a value; undefined is stored as null. Throws on what JSON cannot hold. */
+export function encodeJson(value: unknown): string {
+  return JSON.stringify(value) ?? "null";
+}
+
+export function decodeJson(text: string): unknown {
+  return JSON.parse(text) as unknown;
+}
+
+/** A deep copy with exactly the JSON semantics of the SQL backend. */
+export function cloneJson<T>(value: T): T {
+  return decodeJson(encodeJson(value)) as T;
+}
+
+export function isPending(status: ReviewStatus): boolean {
+  return status === "open" || status === "claimed";
+}
+
+function actor(principal: Principal): Actor {
+  return { sub: principal.sub, name: principal.name };
+}
+
+/** A refused answer changes nothing but the audit: rejected attempts are part of the trail. */
+function rejectAnswer(item: ReviewItem, principal: Principal, refusal: Refusal, now: number): Transition {
+  const entry: AuditEntry = { interruptId: item.interruptId, at: iso(now), kind: "rejected", by: actor(principal), reason: refusal.code, detail: { message: refusal.message } };
+  return { result: refusal, audit: [entry] };
+}
+
+/** Refused claims and releases are not audited: they change nothing and would only add noise. */
+function refuse(refusal: Refusal): Transition {
+  return { result: refusal, audit: [] };
+}
+
+function unknown(interruptId: string): Transition {
+  return refuse({ ok: false, code: "unknown_interrupt", message: `no review item for interrupt ${interruptId}` });
+}
+
+export function newItem(input: NewReviewItem, now: number): { item: ReviewItem; audit: AuditEntry[] } {
+  const routing = cloneJson(input.routing);
+  routing.expiresAt = canonicalIso(routing.expiresAt);
+  const item: ReviewItem = {
+    interruptId: input.interruptId,
+    threadId: input.threadId,
+    runId: input.runId,
+    tenant: input.tenant,
+    namespace: [...input.namespace],
+    node: input.node,
+    payload: cloneJson(input.payload),
+    routing,
+    status: "open",
+    claim: null,
+    answer: null,
+    startedBy: input.startedBy,
+    createdAt: iso(now),
+    expiresAt: routing.expiresAt,
+    resumedAt: null,
+  };
+  const { queue, users, roles, expiresAt } = routing;
+  const detail = { queue, users, roles, expiresAt, hasDefault: routing.onExpire !== undefined };
+  return { item, audit: [{ interruptId: item.interruptId, at: item.createdAt, kind: "requested", detail }] };
+}
+
+export function decideAnswer(item: ReviewItem | undefined, interruptId: string, principal: Principal, value: unknown, now: number): Transition {
+  if (item === undefined) return unknown(interruptId);
+  const verdict = mayAnswer(principal, item, now);
+  if (!verdict.ok) return rejectAnswer(item, principal, verdict, now);
+  let stored: unknown;
+  try {
+    stored = cloneJson(value);
+  } catch (error) {
+    const message = `the response is not JSON: ${error instanceof Error ? error.message : String(error)}`;
+    return rejectAnswer(item, principal, { ok: false, code: "invalid_argument", message }, now);
+  }
+  const schema = item.routing.responseSchema;
+  const invalid = schema === undefined ? undefined : validateJson(schema, stored);
+  if (invalid !== undefined) {
+    const message = `the response does not match the review's responseSchema: ${invalid}`;
+    return rejectAnswer(item, principal, { ok: false, code: "invalid_argument", message }, now);
+  }
+  const by = actor(principal);
+  const held = activeClaim(item, now);
+  const next: ReviewItem = { ...item, status: "answered", claim: null, answer: { value: stored, by, at: iso(now) } };
+  const entry: AuditEntry = { interruptId, at: iso(now), kind: "answered", by, detail: { value: stored } };
+  if (held !== null && held.by.sub !== by.sub) entry.detail = { value: stored, overrodeClaimOf: held.by };
+  return { result: { ok: true, item: next, changed: true }, next, audit: [entry] };
+}
+
+export function decideClaim(item: ReviewItem | undefined, interruptId: string, principal: Principal, ttlMs: number, now: number): Transition {
+  if (item === undefined) return unknown(interruptId);
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0 || ttlMs > MAX_CLAIM_TTL_MS) {
+    return refuse({ ok: false, code: "invalid_argument", message: `ttl_ms must be an integer in 1..${MAX_CLAIM_TTL_MS}` });
+  }
+  const verdict = mayClaim(principal, item, now);
+  if (!verdict.ok) return refuse(verdict);
+  const by = actor(principal);
+  const renewed = activeClaim(item, now) !== null;
+  const until = iso(now + ttlMs);
+  const next: ReviewItem = { ...item, status: "claimed", claim: { by, until } };
+  const audit: AuditEntry[] = [{ interruptId, at: iso(now), kind: "claimed", by, detail: { until, renewed } }];
+  return { result: { ok: true, item: next, changed: true }, next, audit };
+}
+
+export function decideRelease(item: ReviewItem | undefined, interruptId: string, principal: Principal, now: number): Transition {
+  if (item === undefined) return unknown(interruptId);
+  const verdict = mayRelease(principal, item, now);
+  if (!verdict.ok) return refuse(verdict);
+  const held = activeClaim(item, now);
+  // Nothing held (or the lease lapsed and tick() has yet to free it): a no-op.
+  if (held === null) return { result: { ok: true, item, changed: false }, audit: [] };
+  const by = actor(principal);
+  const next: ReviewItem = { ...item, status: "open", claim: null };
+  const detail = held.by.sub === by.sub ? undefined : { holder: held.by };
+  const entry: AuditEntry = { interruptId, at: iso(now), kind: "released", by };
+  if (detail !== undefined) entry.detail = detail;
+  return { result: { ok: true, item: next, changed: true }, next, audit: [entry] };
+}
+
+/** A claimed item whose lease lapsed, opened again; undefined if its lease is still live. */
+export function lapseClaim(item: ReviewItem, now: number): { lapsed: LapsedClaim; audit: AuditEntry[] } | undefined {
+  if (item.status !== "claimed" || item.claim === null || activeClaim(item, now) !== null) return undefined;
+  const { by, until } = item.claim;
+  const next: ReviewItem = { ...item, status: "open", claim: null };
+  const entry: AuditEntry = { interruptId: item.interruptId, at: iso(now), kind: "claim_expired", by, detail: { until } };
+  return { lapsed: { item: next, holder: by, until }, audit: [entry] };
+}
+
+/** A pending item past its deadline, expired; undefined if it is not due. */
+export function expireItem(item: ReviewItem, now: number): { expired: ExpiredItem; audit: AuditEntry[] } | undefined {
+  if (!isPending(item.status) || !isDue(item, now)) return undefined;
+  const next: ReviewItem = { ...item, status: "expired", claim: null };
+  const onExpire = item.routing.onExpire;
+  const action = onExpire === undefined ? "none" : "default_response";
+  const detail = onExpire === undefined ? { action } : { action, response: onExpire.response };
+  return { expired: { item: next, action }, audit: [{ interruptId: item.interruptId, at: iso(now), kind: "expired", detail }] };
+}
+
+/** A pending item voided because its run or thread ended; undefined if already final. */
+export function cancelItem(item: ReviewItem, now: number, reason: string): { next: ReviewItem; audit: AuditEntry[] } | undefined {
+  if (!isPending(item.status)) return undefined;
+  const next: ReviewItem = { ...item, status: "cancelled", claim: null };
+  return { next, audit: [{ interruptId: item.interruptId, at: iso(now), kind: "cancelled", reason }] };
+}
+
+/**
+ * The answers of one run not yet handed to a resume, if the policy says to
+ * resume now; the items returned get `resumedAt` so no answer is resumed
+ * twice. `batch` waits while any item of the run is pending; expired items
+ * with a default count as answered, expired ones without cannot be.
+ */
+export function planResume(runItems: readonly ReviewItem[], policy: ResumePolicy, now: number): { batch: ResumeBatch; next: ReviewItem[] } | undefined {
+  if (policy === "batch" && runItems.some((i) => isPending(i.status))) return undefined;
+  const ready = runItems.filter(
+    (i) => i.resumedAt === null && (i.status === "answered" || (i.status === "expired" && i.routing.onExpire !== undefined)),
+  );
+  const first = ready[0];
+  if (first === undefined) return undefined;
+  const answers: Record<string, unknown> = {};
+  const defaulted: string[] = [];
+  for (const item of ready) {
+    if (item.status === "answered" && item.answer !== null) {
+      answers[item.interruptId] = item.answer.value;
+    } else {
+      answers[item.interruptId] = item.routing.onExpire?.response ?? null;
+      defaulted.push(item.interruptId);
+    }
+  }
+  const batch: ResumeBatch = { runId: first.runId, threadId: first.threadId, tenant: first.tenant, answers, defaulted };
+  return { batch, next: ready.map((i) => ({ ...i, resumedAt: iso(now) })) };
+}

@@ -1,0 +1,152 @@
+/**
+ * Review items: each pending interrupt as the hub routes, claims, answers,
+ * expires and audits it. Plain JSON records, shared by the store port, the
+ * pure policy and the service. Timestamps are ISO strings (they sort as
+ * text); clocks and `now` arguments are epoch milliseconds.
+ */
+import type { Actor, ErrorCode } from "../protocol/index.ts";
+import type { JsonSchema } from "./json-schema.ts";
+
+export type { Actor } from "../protocol/index.ts";
+export type { JsonSchema } from "./json-schema.ts";
+
+export const REVIEW_STATUSES = ["open", "claimed", "answered", "expired", "cancelled"] as const;
+export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
+
+/** Statuses in which an item still waits for an answer. */
+export const PENDING_STATUSES = ["open", "claimed"] as const satisfies readonly ReviewStatus[];
+
+/** Where an item goes and who may answer it; resolved once, when the item is created. */
+export interface Routing {
+  queue: string;
+  /** Candidate `sub`s. With `roles`, either match suffices; both empty = any reviewer of the tenant. */
+  users: string[];
+  roles: string[];
+  expiresAt: string | null;
+  /** The answer applied when the item expires unanswered. */
+  onExpire?: { response: unknown };
+  /** Whether the principal who started the run may answer. */
+  allowSelfApproval: boolean;
+  /** Answers must validate against it (see json-schema.ts for the supported subset). */
+  responseSchema?: JsonSchema;
+  /** Roles that may answer over someone else's claim and release it (`admin` always may). */
+  overrideRoles: string[];
+}
+
+export interface ReviewItem {
+  interruptId: string;
+  threadId: string;
+  runId: string;
+  tenant: string;
+  namespace: string[];
+  node: string | null;
+  /** The interrupt value, as JSON. */
+  payload: unknown;
+  routing: Routing;
+  status: ReviewStatus;
+  /** The current lease; null when open or final. A lapsed lease stays until tick() clears it. */
+  claim: { by: Actor; until: string } | null;
+  answer: { value: unknown; by: Actor; at: string } | null;
+  /** `sub` of the principal that started the run. */
+  startedBy: string;
+  createdAt: string;
+  /** Same as routing.expiresAt. */
+  expiresAt: string | null;
+  /** When the answer (or expiry default) was handed to a resume; set once, see takeResume. */
+  resumedAt: string | null;
+}
+
+/** What the hub knows when an interrupt is raised; createItem adds the rest. */
+export interface NewReviewItem {
+  interruptId: string;
+  threadId: string;
+  runId: string;
+  tenant: string;
+  namespace: string[];
+  node: string | null;
+  payload: unknown;
+  routing: Routing;
+  startedBy: string;
+}
+
+export const AUDIT_KINDS = [
+  "requested",
+  "claimed",
+  "released",
+  "claim_expired",
+  "answered",
+  "rejected",
+  "expired",
+  "cancelled",
+] as const;
+export type AuditKind = (typeof AUDIT_KINDS)[number];
+
+/** One line of an item's append-only audit trail. */
+export interface AuditEntry {
+  interruptId: string;
+  at: string;
+  kind: AuditKind;
+  by?: Actor;
+  /** For `rejected`: the error code; for `cancelled`: why. */
+  reason?: string;
+  detail?: unknown;
+}
+
+export type RefusalCode = Extract<
+  ErrorCode,
+  | "permission_denied"
+  | "claim_held"
+  | "already_answered"
+  | "interrupt_expired"
+  | "interrupt_cancelled"
+  | "unknown_interrupt"
+  | "invalid_argument"
+>;
+
+/** Why a claim, release or answer was refused: data the hub turns into an error response. */
+export type Refusal =
+  | { ok: false; code: "already_answered"; message: string; winner: Actor; answeredAt: string }
+  | { ok: false; code: "claim_held"; message: string; claimedBy: Actor; until: string }
+  | { ok: false; code: Exclude<RefusalCode, "already_answered" | "claim_held">; message: string };
+
+export type Verdict = { ok: true } | Refusal;
+
+/** Result of a claim, release or answer: the item after it; `changed` is false for a no-op release. */
+export type Decision = { ok: true; item: ReviewItem; changed: boolean } | Refusal;
+
+export interface ListItemsFilter {
+  tenant: string;
+  queue?: string;
+  status?: ReviewStatus | readonly ReviewStatus[];
+  threadId?: string;
+  runId?: string;
+}
+
+/** A claim whose lease lapsed: the item (open again) and who held it. */
+export interface LapsedClaim {
+  item: ReviewItem;
+  holder: Actor;
+  until: string;
+}
+
+/** An item expire() moved to `expired`, and what the hub should do about it. */
+export interface ExpiredItem {
+  item: ReviewItem;
+  action: "default_response" | "none";
+}
+
+/**
+ * `batch`: resume once, when no interrupt of the run is pending any more.
+ * `eager`: resume after each answer with what is answered so far.
+ */
+export type ResumePolicy = "batch" | "eager";
+
+/** Answers to hand to one resume of a run, by interrupt id. Taken once: see takeResume. */
+export interface ResumeBatch {
+  runId: string;
+  threadId: string;
+  tenant: string;
+  answers: Record<string, unknown>;
+  /** Ids in `answers` whose value is the expiry default, not a reviewer's answer. */
+  defaulted: string[];
+}

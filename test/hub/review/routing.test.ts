@@ -1,0 +1,168 @@
+/** routingOf: the review field, defaults, the hook, and how invalid input is reported. */
+import { describe, expect, it } from "vitest";
+import { parseDuration, routingOf } from "../../../hub/review/index.ts";
+import type { RoutingContext, RoutingDefaults } from "../../../hub/review/index.ts";
+import { T0, iso } from "./fixtures.ts";
+
+const ctx: RoutingContext = { interruptId: "i1", threadId: "t1", runId: "r1", tenant: "acme", namespace: [], node: "review", now: T0 };
+const defaults: RoutingDefaults = { queue: "default" };
+
+describe("parseDuration", () => {
+  it.each([
+    [1500, 1500],
+    ["30m", 1_800_000],
+    ["2h", 7_200_000],
+    ["1h30m", 5_400_000],
+    ["45s", 45_000],
+    ["250ms", 250],
+    ["1.5h", 5_400_000],
+    [" 7d ", 604_800_000],
+  ])("reads %j as %d ms", (input, ms) => {
+    expect(parseDuration(input)).toBe(ms);
+  });
+
+  it.each([0, -5, Number.NaN, Number.POSITIVE_INFINITY, "", "30", "m", "30 minutes", "-1h", "400d", "1h 30m"])("refuses %j", (input) => {
+    expect(parseDuration(input)).toBeUndefined();
+  });
+});
+
+describe("routingOf", () => {
+  it("gives the defaults to a payload without a review field, or one that is not an object", () => {
+    const expected = { queue: "default", users: [], roles: [], expiresAt: null, allowSelfApproval: false, overrideRoles: ["review-admin"] };
+    for (const payload of [undefined, null, 0, "", false, "text", [1], { kind: "review" }]) {
+      expect(routingOf(payload, defaults, ctx)).toEqual({ routing: expected, issues: [] });
+    }
+  });
+
+  it("reads every field of the review field", () => {
+    const schema = { type: "object", required: ["ok"], properties: { ok: { type: "boolean" } } };
+    const payload = {
+      draft: "x",
+      review: {
+        queue: "legal",
+        users: ["alice"],
+        roles: ["legal"],
+        expiresIn: "30m",
+        onExpire: { response: { ok: false } },
+        allowSelfApproval: true,
+        responseSchema: schema,
+      },
+    };
+    expect(routingOf(payload, defaults, ctx)).toEqual({
+      routing: {
+        queue: "legal",
+        users: ["alice"],
+        roles: ["legal"],
+        expiresAt: iso(T0 + 1_800_000),
+        onExpire: { response: { ok: false } },
+        allowSelfApproval: true,
+        responseSchema: schema,
+        overrideRoles: ["review-admin"],
+      },
+      issues: [],
+    });
+  });
+
+  it("takes expiresIn in ms, and falsy default responses", () => {
+    for (const response of [0, "", false, null]) {
+      const { routing, issues } = routingOf({ review: { expiresIn: 60_000, onExpire: { response } } }, defaults, ctx);
+      expect(issues).toEqual([]);
+      expect(routing.expiresAt).toBe(iso(T0 + 60_000));
+      expect(routing.onExpire).toEqual({ response });
+    }
+  });
+
+  it("applies config defaults, then the hook, then the payload", () => {
+    const seen: unknown[] = [];
+    const config: RoutingDefaults = {
+      queue: "default",
+      expiresIn: "1h",
+      overrideRoles: ["lead"],
+      hook: (c) => {
+        seen.push(c);
+        return { queue: "from-hook", roles: ["legal"], allowSelfApproval: true };
+      },
+    };
+    const plain = routingOf({ kind: "x" }, config, ctx);
+    expect(plain.issues).toEqual([]);
+    expect(plain.routing).toEqual({
+      queue: "from-hook",
+      users: [],
+      roles: ["legal"],
+      expiresAt: iso(T0 + 3_600_000),
+      allowSelfApproval: true,
+      overrideRoles: ["lead"],
+    });
+    expect(seen).toEqual([{ ...ctx, payload: { kind: "x" } }]);
+
+    const own = routingOf({ review: { queue: "mine", allowSelfApproval: false } }, config, ctx);
+    expect(own.routing).toMatchObject({ queue: "mine", roles: ["legal"], allowSelfApproval: false });
+  });
+
+  it("reports a hook that throws or returns nonsense, and ignores it", () => {
+    const throwing = routingOf({}, { queue: "q", hook: () => { throw new Error("boom"); } }, ctx);
+    expect(throwing.routing.queue).toBe("q");
+    expect(throwing.issues).toEqual([{ path: "hook", message: "threw: boom; ignored" }]);
+    const bad = routingOf({}, { queue: "q", hook: () => ({ queue: 42 }) as never }, ctx);
+    expect(bad.routing.queue).toBe("q");
+    expect(bad.issues[0]?.path).toBe("hook");
+  });
+
+  it("keeps the valid fields of a bad review field and reports the others", () => {
+    const { routing, issues } = routingOf(
+      { review: { queue: "legal", expiresIn: "soon", allowSelfApproval: "yes", colour: "red" } },
+      defaults,
+      ctx,
+    );
+    expect(routing).toMatchObject({ queue: "legal", expiresAt: null, allowSelfApproval: false, users: [], roles: [] });
+    expect(issues.map((i) => i.path)).toEqual(["review.expiresIn", "review.allowSelfApproval", "review.colour"]);
+    expect(issues[0]?.message).toMatch(/positive duration/);
+    expect(issues[2]?.message).toMatch(/unknown field/);
+  });
+
+  it("still routes to the default queue when the queue is invalid", () => {
+    const { routing, issues } = routingOf({ review: { queue: "" } }, defaults, ctx);
+    expect(routing.queue).toBe("default");
+    expect(issues.map((i) => i.path)).toEqual(["review.queue"]);
+  });
+
+  it("reports a review field that is not an object", () => {
+    const { routing, issues } = routingOf({ review: "legal" }, defaults, ctx);
+    expect(routing.queue).toBe("default");
+    expect(issues).toEqual([{ path: "review", message: "must be an object; the default routing applies" }]);
+  });
+
+  it("fails closed on invalid candidates: only admin and override roles, never every reviewer", () => {
+    for (const review of [{ users: "alice" }, { roles: [""] }, { users: ["alice"], roles: 7 }]) {
+      const { routing, issues } = routingOf({ review }, defaults, ctx);
+      expect(routing.users).toEqual([]);
+      expect(routing.roles).toEqual(["admin", "review-admin"]);
+      expect(issues.at(-1)?.message).toMatch(/invalid candidates/);
+    }
+    const none = routingOf({ review: { users: 3 } }, { queue: "q", overrideRoles: [] }, ctx);
+    expect(none.routing.roles).toEqual(["admin"]);
+  });
+
+  it("refuses a responseSchema with unsupported or malformed keywords", () => {
+    const { routing, issues } = routingOf(
+      { review: { responseSchema: { type: "object", properties: { a: { $ref: "#/x" } }, required: "a" } } },
+      defaults,
+      ctx,
+    );
+    expect(routing.responseSchema).toBeUndefined();
+    expect(issues.map((i) => i.path)).toEqual(["review.responseSchema"]);
+    expect(issues[0]?.message).toMatch(/\$ref" is not supported/);
+    expect(issues[0]?.message).toMatch(/required: must be an array of strings/);
+  });
+
+  it("takes boolean response schemas", () => {
+    expect(routingOf({ review: { responseSchema: true } }, defaults, ctx).routing.responseSchema).toBeUndefined();
+    expect(routingOf({ review: { responseSchema: false } }, defaults, ctx).routing.responseSchema).toEqual({ not: {} });
+  });
+
+  it("reports an invalid default expiresIn", () => {
+    const { routing, issues } = routingOf({}, { queue: "q", expiresIn: "never" }, ctx);
+    expect(routing.expiresAt).toBeNull();
+    expect(issues[0]?.path).toBe("defaults.expiresIn");
+  });
+});
