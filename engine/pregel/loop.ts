@@ -3,6 +3,7 @@
  * input or resume, then plan → execute → apply → checkpoint until no task is
  * left, an interrupt or a breakpoint pauses the run, or it fails.
  */
+import { setMaxListeners } from "node:events";
 import { newCheckpointId } from "../checkpoint/ids.ts";
 import type { Checkpoint, CheckpointConfig, CheckpointMetadata, CheckpointTuple } from "../checkpoint/types.ts";
 import { ERROR, INTERRUPT, NO_WRITES, PULL, PUSH, RESUME, START } from "../constants.ts";
@@ -184,6 +185,8 @@ async function executeStep(
   // (the common case in chains) just uses the run's signal.
   const stepController = tasks.length > 1 ? new AbortController() : undefined;
   const stepSignal = stepController?.signal ?? run.signal;
+  // Each running task listens on the step signal; a wide fan-out is not a leak.
+  if (stepController) setMaxListeners(tasks.length + 10, stepController.signal);
   const onRunAbort = () => stepController?.abort(run.signal.reason);
   if (stepController && run.signal !== NEVER_ABORTED) {
     if (run.signal.aborted) stepController.abort(run.signal.reason);
