@@ -57,6 +57,58 @@ function mergeToolCallChunks(
   return out;
 }
 
+/**
+ * The same result as folding concatChunks over the chunks, in linear time:
+ * text is joined once and tool-call fragments are merged into one list, so a
+ * 10,000-chunk response does not build 10,000 intermediate chunks.
+ */
+function mergeAll(chunks: Iterable<AIMessageChunk>): AIMessageChunk | undefined {
+  let first: AIMessageChunk | undefined;
+  let count = 0;
+  const content: string[] = [];
+  const reasoning: string[] = [];
+  let hasReasoning = false;
+  let id: string | undefined;
+  let name: string | undefined;
+  let toolCalls: ToolCallChunk[] | undefined;
+  let usage: UsageMetadata | undefined;
+  let finishReason: string | undefined;
+  let model: string | undefined;
+  let position: AIMessageChunk["chunk_position"];
+  for (const chunk of chunks) {
+    first ??= chunk;
+    count += 1;
+    content.push(chunk.content);
+    if (chunk.reasoning !== undefined) {
+      hasReasoning = true;
+      reasoning.push(chunk.reasoning);
+    }
+    id ||= chunk.id || undefined;
+    name ??= chunk.name;
+    if (chunk.tool_call_chunks && chunk.tool_call_chunks.length > 0) {
+      toolCalls = mergeToolCallChunks(toolCalls, chunk.tool_call_chunks);
+    }
+    usage = sumUsage(usage, chunk.usage);
+    finishReason = chunk.finish_reason ?? finishReason;
+    model = chunk.model ?? model;
+    position ??= chunk.chunk_position;
+  }
+  if (!first) return undefined;
+  if (count === 1) return first;
+  return compact<AIMessageChunk>({
+    type: "ai_chunk",
+    id,
+    content: content.join(""),
+    name,
+    reasoning: hasReasoning ? reasoning.join("") : undefined,
+    tool_call_chunks: toolCalls,
+    usage,
+    finish_reason: finishReason,
+    model,
+    chunk_position: position,
+  });
+}
+
 /** Concatenates two chunks of the same message: `a` came first. */
 export function concatChunks(a: AIMessageChunk, b: AIMessageChunk): AIMessageChunk {
   return compact<AIMessageChunk>({
@@ -123,8 +175,7 @@ export function toolCallsFromChunks(chunks: readonly ToolCallChunk[]): {
  * chunks' id when they carry one (left out otherwise: the caller assigns it).
  */
 export function chunkToMessage(chunks: Iterable<AIMessageChunk>): AIMessage {
-  let merged: AIMessageChunk | undefined;
-  for (const chunk of chunks) merged = merged ? concatChunks(merged, chunk) : chunk;
+  const merged = mergeAll(chunks);
   if (!merged) return { type: "ai", content: "", tool_calls: [] };
   const { toolCalls, invalidToolCalls } = toolCallsFromChunks(merged.tool_call_chunks ?? []);
   const metadata = compact({ finish_reason: merged.finish_reason, model: merged.model });

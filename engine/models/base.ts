@@ -103,13 +103,54 @@ export abstract class BaseChatModel implements ChatModel {
   }
 
   async #invoke(messages: readonly Message[], options: ModelCallOptions, tools: readonly Tool[]): Promise<AIMessage> {
+    // The same call as #run, without a generator in between: invoke() is the
+    // common path of nodes and pays no extra promise per chunk.
+    const call = this.#open(messages, options, tools);
     const chunks: AIMessageChunk[] = [];
-    for await (const chunk of this.#run(messages, options, tools)) chunks.push(chunk);
+    for (;;) {
+      let next: IteratorResult<AIMessageChunk>;
+      try {
+        next = await call.source.next();
+      } catch (error) {
+        throw call.wrap(error);
+      }
+      if (next.done) break;
+      chunks.push(call.emit(next.value));
+    }
     const message = chunkToMessage(chunks);
     return message.id ? message : { ...message, id: nanoid() };
   }
 
   async *#run(messages: readonly Message[], options: ModelCallOptions, tools: readonly Tool[]): AsyncGenerator<AIMessageChunk> {
+    const call = this.#open(messages, options, tools);
+    let done = false;
+    try {
+      for (;;) {
+        let next: IteratorResult<AIMessageChunk>;
+        try {
+          next = await call.source.next();
+        } catch (error) {
+          done = true;
+          throw call.wrap(error);
+        }
+        if (next.done) {
+          done = true;
+          return;
+        }
+        yield call.emit(next.value);
+      }
+    } finally {
+      // The caller stopped early: let the provider close its connection.
+      if (!done) await call.source.return?.();
+    }
+  }
+
+  /** Starts one call: the provider stream, its observer, id stamping and error mapping. */
+  #open(
+    messages: readonly Message[],
+    options: ModelCallOptions,
+    tools: readonly Tool[],
+  ): { source: AsyncIterator<AIMessageChunk>; emit: (chunk: AIMessageChunk) => AIMessageChunk; wrap: (error: unknown) => unknown } {
     const { signal } = options;
     if (signal?.aborted) throw new ModelAbortError(signal.reason);
     const tags = [...new Set([...this.tags, ...(options.tags ?? [])])];
@@ -118,40 +159,24 @@ export abstract class BaseChatModel implements ChatModel {
     const request: ModelRequest = { tools, tags };
     if (options.toolChoice !== undefined) request.toolChoice = options.toolChoice;
     if (signal) request.signal = signal;
-
+    const wrap = (error: unknown) => this.#wrap(error, signal);
     let source: AsyncIterator<AIMessageChunk>;
     try {
       const raw = this._stream(messages, request);
       source = (signal ? abortable(raw, signal) : raw)[Symbol.asyncIterator]();
     } catch (error) {
-      throw this.#wrap(error, signal);
+      throw wrap(error);
     }
-    let done = false;
     let id: string | undefined;
-    try {
-      for (;;) {
-        let next: IteratorResult<AIMessageChunk>;
-        try {
-          next = await source.next();
-        } catch (error) {
-          done = true;
-          throw this.#wrap(error, signal);
-        }
-        if (next.done) {
-          done = true;
-          return;
-        }
-        // One id for every chunk of the response, so subscribers can group the
-        // chunks and match them to the message invoke() returns.
-        id ??= next.value.id || nanoid();
-        const chunk = next.value.id === id ? next.value : { ...next.value, id };
-        observer?.onChunk(chunk);
-        yield chunk;
-      }
-    } finally {
-      // The caller stopped early: let the provider close its connection.
-      if (!done) await source.return?.();
-    }
+    const emit = (value: AIMessageChunk): AIMessageChunk => {
+      // One id for every chunk of the response, so subscribers can group the
+      // chunks and match them to the message invoke() returns.
+      id ??= value.id || nanoid();
+      const chunk = value.id === id ? value : { ...value, id };
+      observer?.onChunk(chunk);
+      return chunk;
+    };
+    return { source, emit, wrap };
   }
 
   #wrap(error: unknown, signal: AbortSignal | undefined): unknown {
