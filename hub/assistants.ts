@@ -1,0 +1,42 @@
+/**
+ * What the hub serves: named assistants, each a compiled graph that shares the
+ * hub's checkpointer. The hub depends on this small port, not on a graph's
+ * state type, so any CompiledStateGraph fits.
+ */
+import type { Checkpointer, Command, HistoryOptions, StateSnapshot, StreamOptions, StreamPart } from "../engine/index.ts";
+
+export interface AssistantGraph {
+  readonly name: string;
+  stream(input: Record<string, unknown> | Command | null, options: StreamOptions): AsyncIterableIterator<StreamPart>;
+  getState(threadId: string, options?: { checkpointId?: string }): Promise<StateSnapshot>;
+  getStateHistory(threadId: string, options?: HistoryOptions): AsyncIterable<StateSnapshot>;
+}
+
+export interface Assistant {
+  /** The `assistant_id` clients name in `run.start`. */
+  id: string;
+  description: string;
+  graph: AssistantGraph;
+}
+
+/** Builds the assistants once the hub has opened its checkpointer. */
+export type AssistantFactory = (checkpointer: Checkpointer) => readonly Assistant[];
+
+export class AssistantRegistry {
+  readonly #byId = new Map<string, Assistant>();
+
+  constructor(assistants: readonly Assistant[]) {
+    for (const assistant of assistants) {
+      if (this.#byId.has(assistant.id)) throw new Error(`two assistants are named "${assistant.id}"`);
+      this.#byId.set(assistant.id, assistant);
+    }
+  }
+
+  get(id: string): Assistant | undefined {
+    return this.#byId.get(id);
+  }
+
+  list(): Assistant[] {
+    return [...this.#byId.values()];
+  }
+}

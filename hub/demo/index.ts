@@ -1,0 +1,23 @@
+/** The demo assistants that `npm start` serves (deterministic, no network). */
+import type { Checkpointer } from "../../engine/index.ts";
+import type { Assistant, AssistantFactory } from "../assistants.ts";
+import { createParallelReviewGraph } from "./parallel-review.ts";
+import { createReviewGraph, type DemoOptions } from "./review.ts";
+
+export { REVIEW_DRAFT, createReviewGraph, type DemoOptions } from "./review.ts";
+export { createParallelReviewGraph, type ReviewAnswer } from "./parallel-review.ts";
+
+export function demoAssistants(options: DemoOptions = {}): AssistantFactory {
+  return (checkpointer: Checkpointer): Assistant[] => [
+    {
+      id: "review",
+      description: "Drafts a note with a scripted model, asks a reviewer, then finalizes the decision.",
+      graph: createReviewGraph(checkpointer, options),
+    },
+    {
+      id: "parallel-review",
+      description: "Asks three reviewers in parallel and joins their answers.",
+      graph: createParallelReviewGraph(checkpointer),
+    },
+  ];
+}

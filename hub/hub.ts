@@ -1,0 +1,127 @@
+/**
+ * Assembles a hub from its config: one SQLite file (engine checkpoints and
+ * hub records) or memory, the assistants, the run manager, the Hono app and
+ * the WebSocket glue. `createHub` builds without listening; `start()` binds
+ * (port 0 in tests) and `close()` shuts everything down in order.
+ */
+import { mkdirSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { createAdaptorServer } from "@hono/node-server";
+import Database from "better-sqlite3";
+import { MemorySaver, SqliteSaver, type Checkpointer } from "../engine/index.ts";
+import { AssistantRegistry } from "./assistants.ts";
+import { createAuthenticator } from "./auth/index.ts";
+import { DB_FILE_NAME, DEFAULT_LIMITS, consoleLogger, type HubConfig } from "./config.ts";
+import { demoAssistants } from "./demo/index.ts";
+import { HubMetrics } from "./metrics.ts";
+import { RunManager } from "./runs/index.ts";
+import { createApp } from "./server/app.ts";
+import { attachWebSockets, type WebSocketGlue } from "./server/ws.ts";
+import type { HubServices } from "./services.ts";
+import { MemoryHubStore, SqliteHubStore, type HubStore } from "./store/index.ts";
+import { ThreadLogs } from "./threads/index.ts";
+import { SubscriptionDirectory } from "./transports/directory.ts";
+
+export interface Hub {
+  readonly services: HubServices;
+  /** Listens on config.port (default 8787; 0 = any). Resolves with the bound address. */
+  start(): Promise<{ port: number; url: string }>;
+  close(): Promise<void>;
+}
+
+function openStorage(dataDir: string | null): { checkpointer: Checkpointer; store: HubStore; close: () => void; path: string | null } {
+  if (dataDir === null) return { checkpointer: new MemorySaver(), store: new MemoryHubStore(), close: () => {}, path: null };
+  mkdirSync(dataDir, { recursive: true });
+  const path = join(dataDir, DB_FILE_NAME);
+  const db = new Database(path);
+  // Both adopt the one connection and leave it open on close(): we close it last.
+  return { checkpointer: new SqliteSaver(db), store: new SqliteHubStore(db), close: () => db.close(), path };
+}
+
+export async function createHub(config: HubConfig = {}): Promise<Hub> {
+  const logger = config.logger ?? consoleLogger;
+  const limits = { ...DEFAULT_LIMITS, ...config.limits };
+  const storage = openStorage(config.dataDir === undefined ? "./data" : config.dataDir);
+  const auth = createAuthenticator({ secret: config.jwtSecret });
+  const factory = config.assistants ?? demoAssistants(config.demoTokenDelayMs === undefined ? {} : { tokenDelayMs: config.demoTokenDelayMs });
+  const assistants = new AssistantRegistry(factory(storage.checkpointer));
+  const metrics = new HubMetrics();
+  const logs = new ThreadLogs({
+    capacity: limits.replayCapacity,
+    maxLogs: limits.maxLoadedThreads,
+    transform: config.transformEvent,
+    inUse: (threadId) => runs.isBusy(threadId),
+  });
+  const runs: RunManager = new RunManager({
+    store: storage.store,
+    checkpointer: storage.checkpointer,
+    assistants,
+    logs,
+    metrics,
+    onError: (error, context) => logger.error(`${context}: ${String(error)}`),
+  });
+  const services: HubServices = { store: storage.store, runs, assistants, logs, metrics, limits, logger, auth, subscriptions: new SubscriptionDirectory() };
+
+  const abandoned = await runs.recover();
+  if (abandoned.length > 0) logger.warn(`marked ${abandoned.length} run(s) left by a previous process as abandoned; their threads can be resumed`);
+  if (auth.mode === "open") {
+    logger.warn("!!! OPEN DEV MODE: SWITCHBOARD_JWT_SECRET is not set — every request is the 'dev' principal with all roles. Do not expose this hub. !!!");
+  }
+
+  const streams = new Set<() => void>();
+  const app = createApp(services, {
+    trackStream(end) {
+      streams.add(end);
+      return () => streams.delete(end);
+    },
+  });
+  let server: Server | undefined;
+  let sockets: WebSocketGlue | undefined;
+  let closed = false;
+
+  return {
+    services,
+    async start() {
+      if (server) throw new Error("hub already started");
+      // No createServer option: node-server builds a plain node:http Server.
+      const s = createAdaptorServer({ fetch: app.fetch }) as Server;
+      server = s;
+      sockets = attachWebSockets(s, services, config.wsRefusal ?? "http");
+      await new Promise<void>((resolve, reject) => {
+        s.once("error", reject);
+        s.listen(config.port ?? 8787, config.host ?? "127.0.0.1", () => resolve());
+      });
+      const address: string | AddressInfo | null = s.address();
+      if (address === null || typeof address === "string") throw new Error(`unexpected server address ${String(address)}`);
+      const { port } = address;
+      const host = config.host === undefined || config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
+      logger.info(`listening on http://${host}:${port} (${storage.path ?? "in-memory storage"}; assistants: ${assistants.list().map((a) => a.id).join(", ")})`);
+      return { port, url: `http://${host}:${port}` };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await runs.close();
+      for (const end of [...streams]) end();
+      await sockets?.close();
+      const s = server;
+      if (s) {
+        await new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeAllConnections();
+        });
+      }
+      await storage.store.close();
+      storage.close();
+    },
+  };
+}
+
+/** createHub + start, for scripts and tests. */
+export async function startHub(config: HubConfig = {}): Promise<Hub & { port: number; url: string }> {
+  const hub = await createHub(config);
+  const address = await hub.start();
+  return Object.assign(hub, address);
+}

@@ -1,0 +1,8 @@
+/** The public surface of the Switchboard hub. */
+export { createHub, startHub, type Hub } from "./hub.ts";
+export { DEFAULT_LIMITS, configFromEnv, consoleLogger, silentLogger } from "./config.ts";
+export type { HubConfig, HubLimits, Logger } from "./config.ts";
+export { AssistantRegistry } from "./assistants.ts";
+export type { Assistant, AssistantFactory, AssistantGraph } from "./assistants.ts";
+export { demoAssistants, REVIEW_DRAFT } from "./demo/index.ts";
+export type { EventTransformer } from "./threads/index.ts";

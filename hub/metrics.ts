@@ -1,0 +1,39 @@
+/**
+ * Process-wide hub counters and their Prometheus text rendering. Plain
+ * numbers bumped on hot paths; rendering reads run counts from the store.
+ */
+import type { RunStatus } from "./store/index.ts";
+
+export class HubMetrics {
+  connections = 0;
+  sseStreams = 0;
+  subscriptions = 0;
+  eventsPublished = 0;
+  deliveries = 0;
+  framesRejected = 0;
+  slowConsumerBacklogs = 0;
+  slowConsumersTerminated = 0;
+  deltasCoalesced = 0;
+  rateLimited = 0;
+
+  render(threads: number, runs: Record<RunStatus, number>): string {
+    const lines: string[] = [];
+    const metric = (name: string, type: "gauge" | "counter", help: string, value: number): void => {
+      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
+    };
+    metric("switchboard_connections", "gauge", "Open WebSocket connections.", this.connections);
+    metric("switchboard_sse_streams", "gauge", "Open SSE event streams.", this.sseStreams);
+    metric("switchboard_subscriptions", "gauge", "Active subscriptions over all transports.", this.subscriptions);
+    metric("switchboard_threads_loaded", "gauge", "Thread event logs held in memory.", threads);
+    metric("switchboard_events_total", "counter", "Events published to thread logs (rate() gives events/s).", this.eventsPublished);
+    metric("switchboard_deliveries_total", "counter", "Event frames written to clients.", this.deliveries);
+    metric("switchboard_frames_rejected_total", "counter", "Inbound frames answered with a typed error.", this.framesRejected);
+    metric("switchboard_rate_limited_total", "counter", "Commands refused by the per-connection rate limit.", this.rateLimited);
+    metric("switchboard_slow_consumer_deltas_coalesced_total", "counter", "Message deltas merged for slow consumers.", this.deltasCoalesced);
+    metric("switchboard_slow_consumer_backlogs_total", "counter", "Times a connection fell behind and its frames started to queue (deltas coalesce).", this.slowConsumerBacklogs);
+    metric("switchboard_slow_consumers_terminated_total", "counter", "Connections terminated as slow consumers.", this.slowConsumersTerminated);
+    lines.push("# HELP switchboard_runs Runs in the hub store by status.", "# TYPE switchboard_runs gauge");
+    for (const [status, count] of Object.entries(runs)) lines.push(`switchboard_runs{status="${status}"} ${count}`);
+    return `${lines.join("\n")}\n`;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Turning protocol answers into an engine resume map, checked against the
+ * thread's pending interrupts first: an `input.respond` must fail with a
+ * code before it is acknowledged, not later as a failed run.
+ */
+import { EngineError } from "../../engine/index.ts";
+import { SwitchboardError, type ErrorCode } from "../protocol/index.ts";
+
+export interface Answer {
+  interrupt_id: string;
+  response: unknown;
+}
+
+/**
+ * Checks every answer against `pending`; `wasAnswered` tells a stale id
+ * (already_answered) from one the thread never had (no_such_interrupt).
+ */
+export function resumeMapOf(
+  answers: readonly Answer[],
+  pending: ReadonlySet<string>,
+  wasAnswered: (id: string) => boolean,
+): Record<string, unknown> {
+  const map: Record<string, unknown> = {};
+  for (const { interrupt_id: id, response } of answers) {
+    if (Object.hasOwn(map, id)) throw new SwitchboardError("invalid_argument", `interrupt ${id} is answered twice in one command`);
+    if (!pending.has(id)) {
+      if (wasAnswered(id)) throw new SwitchboardError("already_answered", `interrupt ${id} was already answered`, { interrupt_id: id });
+      if (pending.size === 0) throw new SwitchboardError("nothing_pending", "the thread has no pending interrupt to answer");
+      throw new SwitchboardError("no_such_interrupt", `interrupt ${id} is not pending on this thread`, { pending: [...pending] });
+    }
+    map[id] = response;
+  }
+  return map;
+}
+
+/**
+ * `run.start` on an interrupted thread: the input is the answer. A map keyed
+ * by pending ids answers those; anything else answers the only pending one.
+ */
+export function answersFromRunInput(input: unknown, pending: ReadonlySet<string>): Answer[] {
+  if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+    const keys = Object.keys(input);
+    if (keys.length > 0 && keys.every((k) => pending.has(k))) {
+      return Object.entries(input).map(([interrupt_id, response]) => ({ interrupt_id, response }));
+    }
+  }
+  const [only, ...more] = pending;
+  if (only === undefined || more.length > 0) {
+    throw new SwitchboardError(
+      "invalid_argument",
+      `the thread has ${pending.size} pending interrupts; answer them with input.respond or pass { [interrupt_id]: answer } as input`,
+      { pending: [...pending] },
+    );
+  }
+  return [{ interrupt_id: only, response: input }];
+}
+
+const ENGINE_TO_WIRE: Partial<Record<string, ErrorCode>> = {
+  THREAD_BUSY: "thread_busy",
+  UNKNOWN_INTERRUPT: "no_such_interrupt",
+  INTERRUPT_ALREADY_ANSWERED: "already_answered",
+  NOTHING_TO_RESUME: "nothing_pending",
+  AMBIGUOUS_RESUME: "invalid_argument",
+  INVALID_COMMAND: "invalid_argument",
+  INVALID_UPDATE: "invalid_argument",
+  CHECKPOINT_NOT_FOUND: "no_such_checkpoint",
+};
+
+/** Any error as a SwitchboardError with a wire code (unknown_error for the unexpected). */
+export function toSwitchboardError(error: unknown): SwitchboardError {
+  if (error instanceof SwitchboardError) return error;
+  if (error instanceof EngineError) return new SwitchboardError(ENGINE_TO_WIRE[error.code] ?? "unknown_error", error.message);
+  return new SwitchboardError("unknown_error", error instanceof Error ? error.message : String(error));
+}

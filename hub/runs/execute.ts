@@ -1,0 +1,109 @@
+/**
+ * Executes one run: streams the graph with every mode the projection needs,
+ * projects each part into protocol events and publishes them to the thread
+ * log; ends with a root lifecycle event whatever happens (the official SDK
+ * settles a run only on one).
+ */
+import { Command, type StreamMode } from "../../engine/index.ts";
+import type { Assistant } from "../assistants.ts";
+import type { HubMetrics } from "../metrics.ts";
+import { createProjector, type Actor, type ProtocolEvent, type RunOutcome } from "../protocol/index.ts";
+import type { ThreadLog } from "../threads/index.ts";
+
+/** `debug` is left out: `tasks` and `checkpoints` carry the same facts. */
+export const PROJECTED_MODES = ["values", "updates", "messages", "custom", "tasks", "checkpoints", "tools"] as const satisfies readonly StreamMode[];
+
+export interface RunPlan {
+  runId: string;
+  threadId: string;
+  assistant: Assistant;
+  /** New input (object or null), or the answers of a resume. */
+  input: Record<string, unknown> | null;
+  resume?: { map: Record<string, unknown>; answeredBy: Actor };
+  /** Fork from this checkpoint (rollback) instead of the latest. */
+  checkpointId?: string;
+}
+
+/** Why a run was aborted; its outcome follows from it. */
+export type AbortKind = "cancelled" | "shutdown";
+
+export class RunAbort extends Error {
+  readonly kind: AbortKind;
+  constructor(kind: AbortKind, message: string) {
+    super(message);
+    this.name = "RunAbort";
+    this.kind = kind;
+  }
+}
+
+export interface ExecutionResult {
+  outcome: RunOutcome;
+  /** Interrupt ids pending when the run ended (read from the checkpoint). */
+  pending: Set<string>;
+  abort: AbortKind | undefined;
+}
+
+export async function executeRun(plan: RunPlan, log: ThreadLog, signal: AbortSignal, metrics: HubMetrics): Promise<ExecutionResult> {
+  const { runId, threadId, assistant } = plan;
+  const publish = (events: ProtocolEvent[]): void => {
+    metrics.eventsPublished += log.publish(events).length;
+  };
+  log.beginRun(runId);
+  if (plan.resume) {
+    publish([
+      {
+        type: "event",
+        thread_id: threadId,
+        run_id: runId,
+        method: "input.answered",
+        params: {
+          namespace: [],
+          timestamp: Date.now(),
+          data: { interrupt_ids: Object.keys(plan.resume.map), answered_by: plan.resume.answeredBy, answered_at: Date.now() },
+        },
+      },
+    ]);
+  }
+  const projector = createProjector({ threadId, runId, graphName: assistant.id });
+  publish(projector.start());
+  const input = plan.resume ? new Command({ resume: plan.resume.map }) : plan.input;
+  let failure: unknown;
+  try {
+    const parts = assistant.graph.stream(input, {
+      threadId,
+      runId,
+      signal,
+      streamMode: PROJECTED_MODES,
+      subgraphs: true,
+      ...(plan.checkpointId === undefined ? {} : { checkpointId: plan.checkpointId }),
+    });
+    for await (const part of parts) publish(projector.push(part));
+  } catch (error) {
+    failure = error;
+  }
+  const pending = await pendingIds(assistant, threadId);
+  // An abort that lands after the graph finished does not undo its result.
+  const reason: unknown = signal.aborted && failure !== undefined ? signal.reason : undefined;
+  const abort = reason instanceof RunAbort ? reason.kind : reason !== undefined ? "cancelled" : undefined;
+  let outcome: RunOutcome;
+  if (abort !== undefined) {
+    outcome = { status: "cancelled", error: reason instanceof Error ? reason.message : "run cancelled" };
+  } else if (failure !== undefined) {
+    outcome = { status: "failed", error: failure instanceof Error ? failure.message : String(failure) };
+  } else {
+    // A partial resume raises nothing new yet leaves the thread waiting.
+    outcome = { status: pending.size > 0 ? "interrupted" : "completed" };
+  }
+  publish(projector.finish(outcome));
+  log.retainPending(pending);
+  return { outcome, pending, abort };
+}
+
+export async function pendingIds(assistant: Assistant, threadId: string): Promise<Set<string>> {
+  try {
+    const state = await assistant.graph.getState(threadId);
+    return new Set(state.interrupts.map((i) => i.id));
+  } catch {
+    return new Set();
+  }
+}

@@ -1,0 +1,376 @@
+/**
+ * RunManager: one active run per thread. Decides what a `run.start`,
+ * `input.respond` or `run.cancel` does given the thread's state (new run,
+ * resume, multitask strategy), keeps run and thread records in the hub store,
+ * and runs independently of any client connection.
+ */
+import { nanoid } from "nanoid";
+import type { Checkpointer } from "../../engine/index.ts";
+import type { Assistant, AssistantRegistry } from "../assistants.ts";
+import type { Principal } from "../auth/index.ts";
+import type { HubMetrics } from "../metrics.ts";
+import { SwitchboardError, assertNever, type LifecycleData, type ProtocolEvent } from "../protocol/index.ts";
+import { HubRecordExistsError, type HubStore, type MultitaskStrategy, type RunRecord, type ThreadRecord, type ThreadStatus } from "../store/index.ts";
+import type { ThreadLog, ThreadLogs, ThreadSeed } from "../threads/index.ts";
+import { answersFromRunInput, resumeMapOf, type Answer } from "./answers.ts";
+import { RunAbort, executeRun, pendingIds, type ExecutionResult, type RunPlan } from "./execute.ts";
+
+export interface RunManagerOptions {
+  store: HubStore;
+  checkpointer: Checkpointer;
+  assistants: AssistantRegistry;
+  logs: ThreadLogs;
+  metrics: HubMetrics;
+  onError?: (error: unknown, context: string) => void;
+}
+
+export interface StartRequest {
+  assistantId: string;
+  input: unknown;
+  strategy: MultitaskStrategy;
+  /** Fork: run from this checkpoint of the thread instead of its latest. */
+  checkpointId?: string | undefined;
+}
+
+interface ActiveRun {
+  runId: string;
+  controller: AbortController;
+  done: Promise<ExecutionResult>;
+  /** The head checkpoint when the run began, for `rollback`. */
+  startCheckpointId: string | undefined;
+}
+
+/** A new run's request, or the answers of a resume that came while the thread was busy. */
+type QueuedWork = { kind: "start"; request: StartRequest } | { kind: "resume"; answers: readonly Answer[] };
+
+interface QueuedRun {
+  record: RunRecord;
+  work: QueuedWork;
+  principal: Principal;
+}
+
+export class RunManager {
+  readonly #o: RunManagerOptions;
+  readonly #active = new Map<string, ActiveRun>();
+  readonly #queued = new Map<string, QueuedRun[]>();
+  readonly #serial = new Map<string, Promise<unknown>>();
+  #closing = false;
+
+  constructor(options: RunManagerOptions) {
+    this.#o = options;
+  }
+
+  /** The thread as this principal's tenant sees it; created when `create` and missing. */
+  async ensureThread(threadId: string, principal: Principal, create: boolean): Promise<ThreadRecord> {
+    const found = await this.#o.store.getThread(threadId, principal.tenant);
+    if (found) return found;
+    if (!create) throw notFound(threadId);
+    try {
+      return await this.#o.store.createThread({ threadId, tenant: principal.tenant, assistantId: null, status: "idle", metadata: {} });
+    } catch (error) {
+      // The id is taken in another tenant: indistinguishable from "no such thread".
+      if (error instanceof HubRecordExistsError) throw notFound(threadId);
+      throw error;
+    }
+  }
+
+  /** The thread's event log; a thread with state from an earlier process is seeded from it. */
+  openLog(thread: ThreadRecord): Promise<ThreadLog> {
+    return this.#o.logs.open(thread.threadId, () => this.#seedOf(thread));
+  }
+
+  isBusy(threadId: string): boolean {
+    return this.#active.has(threadId);
+  }
+
+  async start(thread: ThreadRecord, request: StartRequest, principal: Principal): Promise<RunRecord> {
+    const assistant = this.#o.assistants.get(request.assistantId);
+    if (!assistant) throw new SwitchboardError("not_found", `no assistant named "${request.assistantId}"`);
+    if (thread.assistantId !== null && thread.assistantId !== assistant.id) {
+      throw new SwitchboardError("invalid_argument", `thread ${thread.threadId} belongs to assistant "${thread.assistantId}"`);
+    }
+    return this.#serially(thread.threadId, async () => {
+      this.#assertOpen();
+      const log = await this.openLog(thread);
+      const active = this.#active.get(thread.threadId);
+      let forkFrom: string | undefined;
+      if (active) {
+        switch (request.strategy) {
+          case "reject":
+            throw new SwitchboardError("thread_busy", `thread ${thread.threadId} has an active run (${active.runId})`, { run_id: active.runId });
+          case "enqueue":
+            return this.#enqueue(thread, assistant.id, { kind: "start", request }, principal);
+          case "interrupt":
+            active.controller.abort(new RunAbort("cancelled", `interrupted by a new run (multitask strategy "interrupt")`));
+            await active.done;
+            break;
+          case "rollback":
+            active.controller.abort(new RunAbort("cancelled", `rolled back by a new run (multitask strategy "rollback")`));
+            await active.done;
+            forkFrom = active.startCheckpointId;
+            if (forkFrom === undefined) await this.#o.checkpointer.deleteThread(thread.threadId);
+            break;
+          default:
+            assertNever(request.strategy, "multitask strategy");
+        }
+      }
+      if (request.checkpointId !== undefined && forkFrom === undefined) {
+        const at = await assistant.graph.getState(thread.threadId, { checkpointId: request.checkpointId });
+        if (at.config === undefined) throw new SwitchboardError("no_such_checkpoint", `thread ${thread.threadId} has no checkpoint ${request.checkpointId}`);
+        forkFrom = request.checkpointId;
+      }
+      const plan = await this.#plan(thread, assistant, log, request.input, principal, forkFrom);
+      const record = await this.#o.store.createRun({
+        runId: plan.runId,
+        threadId: thread.threadId,
+        tenant: thread.tenant,
+        assistantId: assistant.id,
+        status: "running",
+        startedBy: principal.sub,
+        multitaskStrategy: request.strategy,
+        input: request.input ?? null,
+      });
+      await this.#launch(thread, plan, log);
+      return record;
+    });
+  }
+
+  /**
+   * `input.respond`: resumes the interrupted thread with these answers. While
+   * a run is active (another reviewer's answer is being applied), answers to
+   * questions still pending are checked now and queued for when it pauses.
+   */
+  async respond(thread: ThreadRecord, answers: readonly Answer[], principal: Principal): Promise<RunRecord> {
+    return this.#serially(thread.threadId, async () => {
+      this.#assertOpen();
+      const assistant = this.#assistantOf(thread);
+      const log = await this.openLog(thread);
+      if (this.#active.has(thread.threadId)) {
+        const queuedIds = new Set((this.#queued.get(thread.threadId) ?? []).flatMap((q) => (q.work.kind === "resume" ? q.work.answers.map((a) => a.interrupt_id) : [])));
+        const open = new Set([...log.pendingIds()].filter((id) => !queuedIds.has(id)));
+        resumeMapOf(answers, open, (id) => log.wasAnswered(id) || queuedIds.has(id));
+        return this.#enqueue(thread, assistant.id, { kind: "resume", answers }, principal);
+      }
+      const plan = await this.#resumePlan(thread, assistant, log, answers, principal);
+      const record = await this.#o.store.createRun({
+        runId: plan.runId,
+        threadId: thread.threadId,
+        tenant: thread.tenant,
+        assistantId: assistant.id,
+        status: "running",
+        startedBy: principal.sub,
+        multitaskStrategy: "reject",
+        input: null,
+      });
+      await this.#launch(thread, plan, log);
+      return record;
+    });
+  }
+
+  /** Cancels the active run, or a queued one by id. */
+  async cancel(thread: ThreadRecord, runId?: string): Promise<RunRecord> {
+    const active = this.#active.get(thread.threadId);
+    if (active && (runId === undefined || runId === active.runId)) {
+      active.controller.abort(new RunAbort("cancelled", "run cancelled by run.cancel"));
+      await active.done;
+      return this.#mustGetRun(active.runId);
+    }
+    const queue = this.#queued.get(thread.threadId) ?? [];
+    const index = queue.findIndex((q) => q.record.runId === runId);
+    const queued = queue[index];
+    if (queued) {
+      queue.splice(index, 1);
+      await this.#o.store.updateRun(queued.record.runId, { status: "cancelled", error: "cancelled while queued" });
+      return this.#mustGetRun(queued.record.runId);
+    }
+    throw new SwitchboardError("no_such_run", runId === undefined ? `thread ${thread.threadId} has no active run` : `run ${runId} is not active or queued on this thread`);
+  }
+
+  /** At start: runs a dead process left running are marked abandoned; their threads can be resumed. */
+  async recover(): Promise<RunRecord[]> {
+    const unfinished = await this.#o.store.listUnfinishedRuns();
+    for (const run of unfinished) {
+      await this.#o.store.updateRun(run.runId, { status: "abandoned", error: "the hub stopped while the run was in progress" });
+      const assistant = this.#o.assistants.get(run.assistantId);
+      const pending = assistant ? await pendingIds(assistant, run.threadId) : new Set<string>();
+      await this.#o.store.updateThread(run.threadId, { status: pending.size > 0 ? "interrupted" : "idle" });
+    }
+    return unfinished;
+  }
+
+  /** Stops every run (marked abandoned, resumable by the next process) and refuses new ones. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    for (const queue of this.#queued.values()) {
+      for (const q of queue) await this.#o.store.updateRun(q.record.runId, { status: "cancelled", error: "the hub shut down" });
+    }
+    this.#queued.clear();
+    const running = [...this.#active.values()];
+    for (const run of running) run.controller.abort(new RunAbort("shutdown", "the hub is shutting down"));
+    await Promise.allSettled(running.map((r) => r.done));
+  }
+
+  async #resumePlan(thread: ThreadRecord, assistant: Assistant, log: ThreadLog, answers: readonly Answer[], principal: Principal): Promise<RunPlan> {
+    const pending = await pendingIds(assistant, thread.threadId);
+    const map = resumeMapOf(answers, pending, (id) => log.wasAnswered(id));
+    return { runId: nanoid(), threadId: thread.threadId, assistant, input: null, resume: { map, answeredBy: actorOf(principal) } };
+  }
+
+  async #plan(thread: ThreadRecord, assistant: Assistant, log: ThreadLog, input: unknown, principal: Principal, forkFrom: string | undefined): Promise<RunPlan> {
+    const runId = nanoid();
+    const base = { runId, threadId: thread.threadId, assistant, ...(forkFrom === undefined ? {} : { checkpointId: forkFrom }) };
+    const pending = forkFrom === undefined ? await pendingIds(assistant, thread.threadId) : new Set<string>();
+    if (pending.size > 0) {
+      if (input === null || input === undefined) {
+        throw new SwitchboardError("invalid_argument", "the thread is interrupted: pass the answer as input, or use input.respond", { pending: [...pending] });
+      }
+      const map = resumeMapOf(answersFromRunInput(input, pending), pending, (id) => log.wasAnswered(id));
+      return { ...base, input: null, resume: { map, answeredBy: actorOf(principal) } };
+    }
+    if (input === null || input === undefined) return { ...base, input: null };
+    if (typeof input !== "object" || Array.isArray(input)) {
+      throw new SwitchboardError("invalid_argument", "run input must be an object of state updates (or null to continue)");
+    }
+    return { ...base, input: { ...input } };
+  }
+
+  /** Registers the run as active before any await, then executes it in the background. */
+  async #launch(thread: ThreadRecord, plan: RunPlan, log: ThreadLog): Promise<void> {
+    const controller = new AbortController();
+    let settle: (result: ExecutionResult) => void = () => {};
+    const active: ActiveRun = { runId: plan.runId, controller, done: new Promise((r) => (settle = r)), startCheckpointId: undefined };
+    this.#active.set(thread.threadId, active);
+    try {
+      active.startCheckpointId = plan.checkpointId ?? (await plan.assistant.graph.getState(thread.threadId)).config?.checkpointId;
+      await this.#o.store.updateThread(thread.threadId, { status: "busy", assistantId: plan.assistant.id });
+    } catch (error) {
+      this.#active.delete(thread.threadId);
+      const message = error instanceof Error ? error.message : String(error);
+      await this.#o.store.updateRun(plan.runId, { status: "failed", error: message }).catch(() => undefined);
+      settle({ outcome: { status: "failed", error: message }, pending: new Set(), abort: undefined });
+      throw error;
+    }
+    void this.#run(thread, plan, log, active).then(settle);
+  }
+
+  async #run(thread: ThreadRecord, plan: RunPlan, log: ThreadLog, active: ActiveRun): Promise<ExecutionResult> {
+    let result: ExecutionResult;
+    try {
+      result = await executeRun(plan, log, active.controller.signal, this.#o.metrics);
+    } catch (error) {
+      // Only a bug gets here (the graph's own errors end the run as "failed"); never leave the thread busy.
+      this.#o.onError?.(error, `executing run ${plan.runId}`);
+      result = { outcome: { status: "failed", error: String(error) }, pending: new Set(), abort: undefined };
+    }
+    try {
+      const status = result.abort === "shutdown" ? "abandoned" : result.outcome.status;
+      await this.#o.store.updateRun(plan.runId, { status, error: result.outcome.error ?? null });
+      const threadStatus: ThreadStatus = result.pending.size > 0 ? "interrupted" : result.outcome.status === "failed" ? "error" : "idle";
+      await this.#o.store.updateThread(thread.threadId, { status: threadStatus });
+    } catch (error) {
+      this.#o.onError?.(error, `recording the end of run ${plan.runId}`);
+    } finally {
+      this.#active.delete(thread.threadId);
+    }
+    if (!this.#closing) this.#startNextQueued(thread);
+    return result;
+  }
+
+  async #enqueue(thread: ThreadRecord, assistantId: string, work: QueuedWork, principal: Principal): Promise<RunRecord> {
+    const record = await this.#o.store.createRun({
+      runId: nanoid(),
+      threadId: thread.threadId,
+      tenant: thread.tenant,
+      assistantId,
+      status: "pending",
+      startedBy: principal.sub,
+      multitaskStrategy: "enqueue",
+      input: work.kind === "start" ? (work.request.input ?? null) : null,
+    });
+    const queue = this.#queued.get(thread.threadId) ?? [];
+    queue.push({ record, work, principal });
+    this.#queued.set(thread.threadId, queue);
+    return record;
+  }
+
+  #startNextQueued(thread: ThreadRecord): void {
+    if (!this.#queued.get(thread.threadId)?.length) return;
+    void this.#serially(thread.threadId, async () => {
+      // An "interrupt"/"rollback" start may have taken the thread meanwhile; its end starts us.
+      if (this.#closing || this.#active.has(thread.threadId)) return;
+      const next = this.#queued.get(thread.threadId)?.shift();
+      if (!next) return;
+      try {
+        const assistant = this.#assistantOf({ ...thread, assistantId: next.record.assistantId });
+        const log = await this.openLog(thread);
+        const plan = next.work.kind === "start"
+          ? await this.#plan(thread, assistant, log, next.work.request.input, next.principal, undefined)
+          : await this.#resumePlan(thread, assistant, log, next.work.answers, next.principal);
+        await this.#o.store.updateRun(next.record.runId, { status: "running" });
+        await this.#launch(thread, { ...plan, runId: next.record.runId }, log);
+      } catch (error) {
+        await this.#o.store.updateRun(next.record.runId, { status: "failed", error: error instanceof Error ? error.message : String(error) });
+        this.#startNextQueued(thread);
+      }
+    }).catch((error: unknown) => this.#o.onError?.(error, `starting a queued run of thread ${thread.threadId}`));
+  }
+
+  async #seedOf(thread: ThreadRecord): Promise<ThreadSeed | null> {
+    if (thread.assistantId === null) return null;
+    const assistant = this.#o.assistants.get(thread.assistantId);
+    if (!assistant) return null;
+    const state = await assistant.graph.getState(thread.threadId);
+    if (state.config === undefined) return null;
+    const [last] = await this.#o.store.listRuns(thread.threadId, { limit: 1 });
+    const runId = last?.runId ?? null;
+    const head = { type: "event" as const, thread_id: thread.threadId, ...(runId === null ? {} : { run_id: runId }) };
+    const params = <D>(data: D) => ({ namespace: [], timestamp: Date.now(), data });
+    const events: ProtocolEvent[] = [{ ...head, method: "values", params: params(state.values) }];
+    for (const i of state.interrupts) events.push({ ...head, method: "input.requested", params: params({ interrupt_id: i.id, payload: i.value }) });
+    // A root terminal event, so an SDK observer's `thread.output` settles.
+    const end: LifecycleData =
+      state.interrupts.length > 0
+        ? { event: "interrupted", graph_name: assistant.id }
+        : state.next.length === 0
+          ? { event: "completed", graph_name: assistant.id }
+          : { event: "failed", graph_name: assistant.id, error: "the last run stopped before the end; run.start with input null continues it" };
+    events.push({ ...head, method: "lifecycle", params: params(end) });
+    return { events, runId };
+  }
+
+  #assistantOf(thread: ThreadRecord): Assistant {
+    const assistant = thread.assistantId === null ? undefined : this.#o.assistants.get(thread.assistantId);
+    if (!assistant) throw new SwitchboardError("nothing_pending", `thread ${thread.threadId} has never run`);
+    return assistant;
+  }
+
+  async #mustGetRun(runId: string): Promise<RunRecord> {
+    const run = await this.#o.store.getRun(runId);
+    if (!run) throw new SwitchboardError("no_such_run", `run ${runId} is gone`);
+    return run;
+  }
+
+  #assertOpen(): void {
+    if (this.#closing) throw new SwitchboardError("unknown_error", "the hub is shutting down");
+  }
+
+  /** Admission decisions for one thread happen one at a time. */
+  #serially<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.#serial.get(threadId) ?? Promise.resolve();
+    const next = previous.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    this.#serial.set(threadId, tail);
+    void tail.then(() => {
+      if (this.#serial.get(threadId) === tail) this.#serial.delete(threadId);
+    });
+    return next;
+  }
+}
+
+function notFound(threadId: string): SwitchboardError {
+  return new SwitchboardError("not_found", `no thread ${threadId}`);
+}
+
+function actorOf(principal: Principal): { sub: string; name: string } {
+  return { sub: principal.sub, name: principal.name };
+}

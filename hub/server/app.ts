@@ -1,0 +1,195 @@
+/**
+ * The hub's HTTP surface as a Hono app: REST reads, `POST /commands`, SSE
+ * event streams, health and metrics. WebSockets are upgraded outside Hono
+ * (see ws.ts) to keep per-connection memory low.
+ */
+import type { HttpBindings } from "@hono/node-server";
+import { Hono, type Context } from "hono";
+import { cors } from "hono/cors";
+import { checkPermission, type Principal } from "../auth/index.ts";
+import { SwitchboardError, decodeCommand, errorResponse, errorResponseOf, httpStatusOf } from "../protocol/index.ts";
+import { toSwitchboardError } from "../runs/index.ts";
+import type { HubServices } from "../services.ts";
+import type { ThreadRecord } from "../store/index.ts";
+import { handleCommand, sinceOf } from "../transports/commands.ts";
+import { openSseStream } from "../transports/sse.ts";
+import { principalOf } from "./principal.ts";
+
+type Env = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };
+
+export interface AppHooks {
+  /** Open SSE streams register here so shutdown can end them. */
+  trackStream(end: () => void): () => void;
+}
+
+function threadJson(thread: ThreadRecord, interrupts: Array<{ id: string; value: unknown }>) {
+  return {
+    thread_id: thread.threadId,
+    assistant_id: thread.assistantId,
+    status: thread.status,
+    metadata: thread.metadata,
+    created_at: thread.createdAt,
+    updated_at: thread.updatedAt,
+    interrupts: interrupts.map((i) => ({ interrupt_id: i.id, payload: i.value })),
+  };
+}
+
+function fail(error: unknown): Response {
+  const e = toSwitchboardError(error);
+  const body = { error: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
+  // A plain Response: Hono's typed helpers accept only literal status codes.
+  return new Response(JSON.stringify(body), { status: httpStatusOf(e.code), headers: { "content-type": "application/json" } });
+}
+
+export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
+  const { store, runs, assistants, metrics, logs } = services;
+  const app = new Hono<Env>();
+  app.use("*", cors({ origin: "*", allowHeaders: ["authorization", "content-type", "x-api-key", "last-event-id"], allowMethods: ["GET", "POST", "OPTIONS"] }));
+
+  app.get("/health", (c) => c.json({ ok: true, auth: services.auth.mode, assistants: assistants.list().length }));
+  app.get("/metrics", async (c) => c.text(metrics.render(logs.size, await store.countRunsByStatus()), 200, { "content-type": "text/plain; version=0.0.4" }));
+
+  app.use("*", async (c, next) => {
+    const result = await principalOf(services.auth, c.req.raw.headers, new URL(c.req.url));
+    if (!result.ok) return c.json({ error: result.code, message: result.message }, result.status, result.status === 401 ? { "www-authenticate": 'Bearer error="invalid_token"' } : {});
+    c.set("principal", result.principal);
+    await next();
+  });
+
+  app.get("/assistants", (c) =>
+    c.json(assistants.list().map((a) => ({ assistant_id: a.id, graph_id: a.graph.name, description: a.description }))),
+  );
+
+  app.post("/threads", async (c) => {
+    try {
+      const principal = c.get("principal");
+      const body: unknown = await c.req.json().catch(() => ({}));
+      const fields = typeof body === "object" && body !== null ? body : {};
+      const requested = "thread_id" in fields ? fields.thread_id : undefined;
+      const metadata = "metadata" in fields && typeof fields.metadata === "object" && fields.metadata !== null && !Array.isArray(fields.metadata) ? { ...fields.metadata } : {};
+      if (requested !== undefined && (typeof requested !== "string" || requested === "")) throw new SwitchboardError("invalid_argument", "thread_id must be a non-empty string");
+      const threadId = requested ?? crypto.randomUUID();
+      const existing = await store.getThread(threadId, principal.tenant);
+      if (existing) return c.json(threadJson(existing, []), 200);
+      const thread = await runs.ensureThread(threadId, principal, true);
+      const created = Object.keys(metadata).length > 0 ? ((await store.updateThread(threadId, { metadata })) ?? thread) : thread;
+      return c.json(threadJson(created, []), 201);
+    } catch (error) {
+      return fail(error);
+    }
+  });
+
+  const readThread = async (c: Context<Env>) => {
+    const principal = c.get("principal");
+    const denied = checkPermission(principal, "read");
+    if (denied) throw new SwitchboardError("permission_denied", denied.message);
+    const thread = await runs.ensureThread(c.req.param("thread_id") ?? "", principal, false);
+    const graph = thread.assistantId === null ? undefined : assistants.get(thread.assistantId)?.graph;
+    return { thread, graph };
+  };
+
+  app.get("/threads/:thread_id", async (c) => {
+    try {
+      const { thread, graph } = await readThread(c);
+      const state = graph ? await graph.getState(thread.threadId) : undefined;
+      return c.json(threadJson(thread, state?.interrupts ?? []));
+    } catch (error) {
+      return fail(error);
+    }
+  });
+
+  app.get("/threads/:thread_id/state", async (c) => {
+    try {
+      const { thread, graph } = await readThread(c);
+      if (!graph) return c.json({ values: {}, next: [], interrupts: [], checkpoint: null });
+      const s = await graph.getState(thread.threadId);
+      return c.json({
+        values: s.values,
+        next: s.next,
+        interrupts: s.interrupts.map((i) => ({ interrupt_id: i.id, payload: i.value })),
+        tasks: s.tasks.map((t) => ({ id: t.id, name: t.name, error: t.error, interrupts: t.interrupts.map((i) => ({ interrupt_id: i.id, payload: i.value })) })),
+        checkpoint: s.config ? { checkpoint_id: s.config.checkpointId } : null,
+        metadata: s.metadata ?? null,
+        created_at: s.createdAt ?? null,
+      });
+    } catch (error) {
+      return fail(error);
+    }
+  });
+
+  app.get("/threads/:thread_id/history", async (c) => {
+    try {
+      const { thread, graph } = await readThread(c);
+      const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 10) || 10, 1), 1000);
+      const before = c.req.query("before");
+      const out: Array<Record<string, unknown>> = [];
+      if (graph) {
+        for await (const s of graph.getStateHistory(thread.threadId, { limit, ...(before ? { before } : {}) })) {
+          out.push({ values: s.values, next: s.next, checkpoint: s.config ? { checkpoint_id: s.config.checkpointId } : null, metadata: s.metadata ?? null, created_at: s.createdAt ?? null });
+        }
+      }
+      return c.json(out);
+    } catch (error) {
+      return fail(error);
+    }
+  });
+
+  // Errors are 200 JSON on this route: the SDK reads a non-2xx as a transport failure.
+  app.post("/threads/:thread_id/commands", async (c) => {
+    const text = await c.req.text();
+    if (text.length > services.limits.maxFrameBytes) {
+      metrics.framesRejected++;
+      return c.json(errorResponse(null, "payload_too_large", `command is ${text.length} bytes; the limit is ${services.limits.maxFrameBytes}`));
+    }
+    const decoded = decodeCommand(text);
+    if (!decoded.ok) {
+      metrics.framesRejected++;
+      return c.json(errorResponseOf(decoded.error));
+    }
+    const outcome = await handleCommand(decoded.command, { principal: c.get("principal"), services, urlThreadId: c.req.param("thread_id"), host: undefined });
+    return c.json(("finish" in outcome ? outcome.finish() : outcome).response);
+  });
+
+  const sse = async (c: Context<Env>) => {
+    try {
+      const principal = c.get("principal");
+      const denied = checkPermission(principal, "read");
+      if (denied) throw new SwitchboardError("permission_denied", denied.message);
+      const body: unknown = await c.req.json().catch(() => ({ channels: undefined }));
+      // The subscribe command's schema is the one schema for filters.
+      const decoded = decodeCommand({ id: 0, method: "subscription.subscribe", params: body });
+      if (!decoded.ok) throw new SwitchboardError("invalid_argument", decoded.error.message);
+      if (decoded.command.method !== "subscription.subscribe") throw new SwitchboardError("invalid_argument", "bad stream filter");
+      const { channels, namespaces, depth } = decoded.command.params;
+      const filter = { channels, namespaces, depth };
+      // A browser-style reconnect names its last event in Last-Event-ID (= the seq).
+      const lastEventId = c.req.header("last-event-id");
+      const since = sinceOf(decoded.command.params) ?? (lastEventId === undefined ? undefined : sinceOf({ since: Number(/^\d+/.exec(lastEventId)?.[0] ?? -1) }));
+      const thread = await runs.ensureThread(c.req.param("thread_id") ?? "", principal, true);
+      const log = await runs.openLog(thread);
+      const replay = log.replay(filter, since);
+      let untrack = (): void => {};
+      const outgoing = c.env?.outgoing;
+      const stream = openSseStream({
+        log,
+        filter,
+        replay,
+        services,
+        signal: c.req.raw.signal,
+        onEnd: () => untrack(),
+        ...(outgoing ? { terminate: () => outgoing.destroy() } : {}),
+      });
+      untrack = hooks.trackStream(stream.end);
+      return new Response(stream.body, {
+        headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" },
+      });
+    } catch (error) {
+      return fail(error);
+    }
+  };
+  app.post("/threads/:thread_id/stream/events", sse);
+  app.post("/threads/:thread_id/stream", sse);
+
+  app.notFound((c) => c.json({ error: "not_found", message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
+  return app;
+}

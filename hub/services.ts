@@ -1,0 +1,21 @@
+/** What transports and routes need from the hub, passed around as one object. */
+import type { AssistantRegistry } from "./assistants.ts";
+import type { Authenticator } from "./auth/index.ts";
+import type { HubLimits, Logger } from "./config.ts";
+import type { HubMetrics } from "./metrics.ts";
+import type { RunManager } from "./runs/index.ts";
+import type { HubStore } from "./store/index.ts";
+import type { ThreadLogs } from "./threads/index.ts";
+import type { SubscriptionDirectory } from "./transports/directory.ts";
+
+export interface HubServices {
+  store: HubStore;
+  runs: RunManager;
+  assistants: AssistantRegistry;
+  logs: ThreadLogs;
+  metrics: HubMetrics;
+  limits: HubLimits;
+  logger: Logger;
+  auth: Authenticator;
+  subscriptions: SubscriptionDirectory;
+}

@@ -1,0 +1,253 @@
+/**
+ * The per-thread event log: gives every event the thread's next `seq` (and
+ * `event_id` = String(seq)), encodes it once, keeps a bounded replay buffer
+ * and fans the same encoded text out to every subscriber that wants it.
+ *
+ * It also keeps the thread's baseline, derived from the events it published
+ * (so it is always consistent with `seq`): the last root `values`, the
+ * `input.requested` entries still pending, and the current run's status.
+ * Replay on subscribe = that baseline + the current run's events; a resume is
+ * a new run, so an answered `input.requested` never reappears as pending.
+ */
+import { encodeEvent, matchesSubscription } from "../protocol/index.ts";
+import type { EventOf, PendingInterrupt, ProtocolEvent, ResyncData, RunStatus, SubscriptionFilter } from "../protocol/index.ts";
+
+/** One published event: the same object and text go to every subscriber. */
+export interface LogEntry {
+  readonly seq: number;
+  readonly event: ProtocolEvent;
+  readonly text: string;
+}
+
+export interface LogSubscriber {
+  /** Whether this subscriber wants the event (any of its filters matches). */
+  wants(event: ProtocolEvent): boolean;
+  deliver(entry: LogEntry): void;
+}
+
+/** Redacts, rewrites or drops (null) an event before it gets a seq and is encoded. */
+export type EventTransformer = (event: ProtocolEvent, threadId: string) => ProtocolEvent | null;
+
+export interface ThreadLogOptions {
+  threadId: string;
+  /** Max events kept for replay (default 10,000). */
+  capacity?: number;
+  /** The seq before the first event; see ThreadLogs for why a reloaded thread starts high. */
+  startSeq?: number;
+  transform?: EventTransformer | undefined;
+}
+
+export type ReplayResult = { kind: "events"; entries: LogEntry[] } | { kind: "resync"; event: EventOf<"resync"> };
+
+export const DEFAULT_REPLAY_CAPACITY = 10_000;
+
+const onlyInterruptKey = (data: Record<string, unknown>): boolean => {
+  const keys = Object.keys(data);
+  return keys.length === 1 && keys[0] === "__interrupt__";
+};
+
+export class ThreadLog {
+  readonly threadId: string;
+  readonly #capacity: number;
+  readonly #transform: EventTransformer | undefined;
+  /** Ring buffer: #ring[(#first + i) % capacity] for i < #size. */
+  readonly #ring: LogEntry[] = [];
+  #first = 0;
+  #size = 0;
+  #seq: number;
+  /** Seq of the first event of the current run (head + 1 before any). */
+  #runStart: number;
+  #run: { run_id: string | null; status: RunStatus } = { run_id: null, status: "idle" };
+  #values: LogEntry | undefined;
+  /** The last root lifecycle event: tells a late joiner where the run stands. */
+  #lifecycle: LogEntry | undefined;
+  readonly #pending = new Map<string, LogEntry>();
+  readonly #answered = new Set<string>();
+  readonly #subscribers = new Set<LogSubscriber>();
+
+  constructor(options: ThreadLogOptions) {
+    this.threadId = options.threadId;
+    this.#capacity = Math.max(1, options.capacity ?? DEFAULT_REPLAY_CAPACITY);
+    this.#transform = options.transform;
+    this.#seq = options.startSeq ?? 0;
+    this.#runStart = this.#seq + 1;
+  }
+
+  get headSeq(): number {
+    return this.#seq;
+  }
+
+  get subscriberCount(): number {
+    return this.#subscribers.size;
+  }
+
+  get run(): { run_id: string | null; status: RunStatus } {
+    return { ...this.#run };
+  }
+
+  /** Interrupts asked and not yet answered, as the clients have seen them. */
+  pendingIds(): Set<string> {
+    return new Set(this.#pending.keys());
+  }
+
+  /** Whether this log saw the interrupt answered (for `already_answered`). */
+  wasAnswered(interruptId: string): boolean {
+    return this.#answered.has(interruptId);
+  }
+
+  /** Later events belong to this run; replay starts here. */
+  beginRun(runId: string): void {
+    this.#runStart = this.#seq + 1;
+    this.#run = { run_id: runId, status: "started" };
+  }
+
+  /** Stamps, encodes once, buffers and fans out. Returns the entries published. */
+  publish(events: readonly ProtocolEvent[]): LogEntry[] {
+    const published: LogEntry[] = [];
+    for (const raw of events) {
+      const event = this.#transformed(raw);
+      if (event === null) continue;
+      const seq = ++this.#seq;
+      const stamped: ProtocolEvent = { ...event, seq, event_id: String(seq) };
+      const entry: LogEntry = { seq, event: stamped, text: encodeEvent(stamped) };
+      this.#append(entry);
+      this.#track(entry);
+      published.push(entry);
+      for (const subscriber of this.#subscribers) if (subscriber.wants(stamped)) subscriber.deliver(entry);
+    }
+    return published;
+  }
+
+  /** A transform that throws drops the event: a broken redaction hook must fail closed. */
+  #transformed(event: ProtocolEvent): ProtocolEvent | null {
+    if (!this.#transform) return event;
+    try {
+      return this.#transform(event, this.threadId);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Drops pending entries the checkpoint no longer lists (cancelled, rolled back). */
+  retainPending(stillPending: ReadonlySet<string>): void {
+    for (const id of this.#pending.keys()) if (!stillPending.has(id)) this.#pending.delete(id);
+  }
+
+  attach(subscriber: LogSubscriber): void {
+    this.#subscribers.add(subscriber);
+  }
+
+  detach(subscriber: LogSubscriber): void {
+    this.#subscribers.delete(subscriber);
+  }
+
+  /**
+   * What a new subscription gets before live events. Without `since`: the
+   * baseline (values, pending questions, last root lifecycle) and the current
+   * run's events. With `since`: exactly the events after it, or a `resync`
+   * when they are gone from the buffer.
+   */
+  replay(filters: SubscriptionFilter | readonly SubscriptionFilter[], since?: number): ReplayResult {
+    const list: readonly SubscriptionFilter[] = Array.isArray(filters) ? filters : [filters];
+    const wanted = (e: LogEntry): boolean => list.some((f) => matchesSubscription(e.event, f));
+    const oldest = this.#size === 0 ? this.#seq + 1 : this.#at(0).seq;
+    if (since === undefined) {
+      // A client without `since` claims no continuity, so a run whose start is
+      // gone is no gap for it: it gets the baseline alone, then live events.
+      const runKept = this.#runStart >= oldest;
+      // An earlier run's terminal event would tell an SDK client that the current run ended.
+      const lifecycle = runKept ? undefined : this.#lifecycle;
+      const pinned = [this.#values, lifecycle, ...this.#pending.values()].filter(
+        (e): e is LogEntry => e !== undefined && (!runKept || e.seq < this.#runStart),
+      );
+      const entries = [...new Set([...pinned, ...(runKept ? this.#since(this.#runStart - 1) : [])])].filter(wanted);
+      entries.sort((a, b) => a.seq - b.seq);
+      return { kind: "events", entries };
+    }
+    if (since > this.#seq) return { kind: "resync", event: this.resync("unknown_event_id") };
+    if (since + 1 < oldest) return { kind: "resync", event: this.resync("evicted") };
+    return { kind: "events", entries: this.#since(since).filter(wanted) };
+  }
+
+  /**
+   * A fresh baseline at the head. Its event_id is not a seq, so an SDK client
+   * (which dedupes by event_id) never confuses it with the event at head_seq.
+   */
+  resync(reason: ResyncData["reason"]): EventOf<"resync"> {
+    const interrupts: PendingInterrupt[] = [...this.#pending.values()].flatMap(({ event }) =>
+      event.method === "input.requested"
+        ? [{
+            interrupt_id: event.params.data.interrupt_id,
+            namespace: event.params.namespace,
+            ...(event.params.node === undefined ? {} : { node: event.params.node }),
+            payload: event.params.data.payload,
+          }]
+        : [],
+    );
+    const values = this.#values?.event.method === "values" ? this.#values.event.params.data : null;
+    return {
+      type: "event",
+      seq: this.#seq,
+      event_id: `${this.#seq}:resync`,
+      thread_id: this.threadId,
+      method: "resync",
+      params: {
+        namespace: [],
+        timestamp: Date.now(),
+        data: { reason, head_seq: this.#seq, snapshot: { values, interrupts, run: { ...this.#run } } },
+      },
+    };
+  }
+
+  #at(i: number): LogEntry {
+    const entry = this.#ring[(this.#first + i) % this.#capacity];
+    if (entry === undefined) throw new Error(`thread log ${this.threadId}: no entry at ${i}`);
+    return entry;
+  }
+
+  #since(seq: number): LogEntry[] {
+    const out: LogEntry[] = [];
+    for (let i = 0; i < this.#size; i++) {
+      const entry = this.#at(i);
+      if (entry.seq > seq) out.push(entry);
+    }
+    return out;
+  }
+
+  #append(entry: LogEntry): void {
+    if (this.#size < this.#capacity) {
+      this.#ring[(this.#first + this.#size) % this.#capacity] = entry;
+      this.#size++;
+      return;
+    }
+    this.#ring[this.#first] = entry;
+    this.#first = (this.#first + 1) % this.#capacity;
+  }
+
+  #track(entry: LogEntry): void {
+    const { event } = entry;
+    switch (event.method) {
+      case "values":
+        if (event.params.namespace.length === 0 && !onlyInterruptKey(event.params.data)) this.#values = entry;
+        return;
+      case "input.requested":
+        this.#pending.set(event.params.data.interrupt_id, entry);
+        return;
+      case "input.answered":
+        for (const id of event.params.data.interrupt_ids) {
+          this.#pending.delete(id);
+          this.#answered.add(id);
+        }
+        return;
+      case "lifecycle":
+        if (event.params.namespace.length === 0) {
+          this.#lifecycle = entry;
+          const data = event.params.data;
+          this.#run = { run_id: event.run_id ?? this.#run.run_id, status: data.cancelled ? "cancelled" : data.event };
+        }
+        return;
+      default:
+        return;
+    }
+  }
+}

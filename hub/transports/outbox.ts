@@ -1,0 +1,186 @@
+/**
+ * The socket port the session logic depends on, and the per-connection
+ * bounded send queue over it. Frames go straight to the socket while its
+ * buffer is small; past the soft bound they queue, and adjacent text deltas
+ * of one message are merged (a slow reader gets fewer, larger deltas, none
+ * lost); past the hard bound the connection is terminated without a close
+ * frame, which would only queue behind the backlog.
+ */
+import type { HubMetrics } from "../metrics.ts";
+import { encodeEvent, type EventOf, type ProtocolEvent } from "../protocol/index.ts";
+import type { LogEntry } from "../threads/index.ts";
+
+/** The few things the hub needs from a WebSocket (`ws` in production, fakes in tests). */
+export interface SocketPort {
+  /** Sends one TEXT frame (a Buffer holds UTF-8 text: the SDK drops binary frames). */
+  send(text: string | Buffer): void;
+  close(code: number, reason: string): void;
+  /** Drops the connection at once (no close handshake). */
+  terminate(): void;
+  readonly bufferedAmount: number;
+  /** 1 = open, as in the WebSocket API. */
+  readonly readyState: number;
+}
+
+export const OPEN = 1;
+
+export interface OutboxLimits {
+  sendSoftBytes: number;
+  sendHardBytes: number;
+  flushIntervalMs: number;
+}
+
+type DeltaEvent = EventOf<"messages">;
+
+interface Queued {
+  data: string | Buffer;
+  bytes: number;
+  /** Set for a text delta that a later one may extend. */
+  delta?: DeltaEvent;
+}
+
+const frames = new WeakMap<LogEntry, Buffer>();
+
+/** The entry's UTF-8 bytes, encoded once and written as is to every socket. */
+export function frameBytes(entry: LogEntry): Buffer {
+  let bytes = frames.get(entry);
+  if (!bytes) frames.set(entry, (bytes = Buffer.from(entry.text)));
+  return bytes;
+}
+
+const queued = (data: string | Buffer, delta?: DeltaEvent): Queued => ({
+  data,
+  bytes: typeof data === "string" ? Buffer.byteLength(data) : data.byteLength,
+  ...(delta === undefined ? {} : { delta }),
+});
+
+function textDeltaOf(event: ProtocolEvent): DeltaEvent | undefined {
+  if (event.method !== "messages") return undefined;
+  const data = event.params.data;
+  return data.event === "content-block-delta" && data.delta.type === "text-delta" ? event : undefined;
+}
+
+/** Same message (its `run_id` is the message id), same block, same place. */
+function sameBlock(a: DeltaEvent, b: DeltaEvent): boolean {
+  const da = a.params.data;
+  const db = b.params.data;
+  return (
+    a.thread_id === b.thread_id &&
+    a.params.node === b.params.node &&
+    a.params.namespace.join("\u0000") === b.params.namespace.join("\u0000") &&
+    da.event === "content-block-delta" &&
+    db.event === "content-block-delta" &&
+    da.index === db.index &&
+    da["run_id"] === db["run_id"]
+  );
+}
+
+function merge(earlier: DeltaEvent, later: DeltaEvent): DeltaEvent {
+  const a = earlier.params.data;
+  const b = later.params.data;
+  if (a.event !== "content-block-delta" || b.event !== "content-block-delta" || a.delta.type !== "text-delta" || b.delta.type !== "text-delta") {
+    return later;
+  }
+  // Keeps the later seq/event_id: the merged frame covers everything up to it.
+  return { ...later, params: { ...later.params, data: { ...b, delta: { ...b.delta, text: a.delta.text + b.delta.text } } } };
+}
+
+export class Outbox {
+  readonly #port: SocketPort;
+  readonly #limits: OutboxLimits;
+  readonly #metrics: HubMetrics;
+  readonly #onTerminated: () => void;
+  #queue: Queued[] = [];
+  #queuedBytes = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #dead = false;
+
+  constructor(port: SocketPort, limits: OutboxLimits, metrics: HubMetrics, onTerminated: () => void) {
+    this.#port = port;
+    this.#limits = limits;
+    this.#metrics = metrics;
+    this.#onTerminated = onTerminated;
+  }
+
+  get queuedFrames(): number {
+    return this.#queue.length;
+  }
+
+  /** A response or other frame that is never merged. */
+  sendText(text: string): void {
+    this.#push(queued(text));
+  }
+
+  sendEntry(entry: LogEntry): void {
+    this.#push(queued(frameBytes(entry), textDeltaOf(entry.event)));
+  }
+
+  sendEvent(event: ProtocolEvent): void {
+    this.#push(queued(encodeEvent(event)));
+  }
+
+  /** Stops the flush timer; queued frames are dropped (the connection is gone). */
+  dispose(): void {
+    this.#dead = true;
+    this.#queue = [];
+    this.#queuedBytes = 0;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #push(item: Queued): void {
+    if (this.#dead || this.#port.readyState !== OPEN) return;
+    if (this.#queue.length === 0 && this.#port.bufferedAmount <= this.#limits.sendSoftBytes) {
+      this.#write(item.data);
+      return;
+    }
+    if (this.#queue.length === 0) this.#metrics.slowConsumerBacklogs++;
+    const last = this.#queue.at(-1);
+    if (item.delta && last?.delta && sameBlock(last.delta, item.delta)) {
+      const event = merge(last.delta, item.delta);
+      const merged = queued(encodeEvent(event), event);
+      this.#queuedBytes += merged.bytes - last.bytes;
+      this.#queue[this.#queue.length - 1] = merged;
+      this.#metrics.deltasCoalesced++;
+    } else {
+      this.#queue.push(item);
+      this.#queuedBytes += item.bytes;
+    }
+    if (this.#port.bufferedAmount + this.#queuedBytes > this.#limits.sendHardBytes) {
+      this.#terminate();
+      return;
+    }
+    this.#schedule();
+  }
+
+  #write(data: string | Buffer): void {
+    this.#port.send(data);
+    this.#metrics.deliveries++;
+  }
+
+  #schedule(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#flush();
+    }, this.#limits.flushIntervalMs);
+  }
+
+  #flush(): void {
+    if (this.#dead || this.#port.readyState !== OPEN) return;
+    while (this.#queue.length > 0 && this.#port.bufferedAmount <= this.#limits.sendSoftBytes) {
+      const item = this.#queue.shift();
+      if (!item) break;
+      this.#queuedBytes -= item.bytes;
+      this.#write(item.data);
+    }
+    if (this.#queue.length > 0) this.#schedule();
+  }
+
+  #terminate(): void {
+    this.#metrics.slowConsumersTerminated++;
+    this.dispose();
+    this.#port.terminate();
+    this.#onTerminated();
+  }
+}

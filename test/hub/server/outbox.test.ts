@@ -1,0 +1,89 @@
+/**
+ * The per-connection send queue on a fake socket port: direct sends while
+ * the buffer is small, merged text deltas while it is large, termination
+ * past the hard bound.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { HubMetrics } from "../../../hub/metrics.ts";
+import type { ProtocolEvent } from "../../../hub/protocol/index.ts";
+import { encodeEvent } from "../../../hub/protocol/index.ts";
+import type { LogEntry } from "../../../hub/threads/index.ts";
+import { Outbox, type SocketPort } from "../../../hub/transports/outbox.ts";
+
+class FakePort implements SocketPort {
+  sent: string[] = [];
+  bufferedAmount = 0;
+  readyState = 1;
+  terminated = false;
+  send(data: string | Buffer): void {
+    this.sent.push(data.toString());
+  }
+  close(): void {
+    this.readyState = 3;
+  }
+  terminate(): void {
+    this.terminated = true;
+    this.readyState = 3;
+  }
+}
+
+let seq = 0;
+const entry = (event: ProtocolEvent): LogEntry => {
+  const stamped = { ...event, seq: ++seq, event_id: String(seq) };
+  return { seq, event: stamped, text: encodeEvent(stamped) };
+};
+const delta = (text: string, index = 0, message = "m1"): LogEntry =>
+  entry({ type: "event", thread_id: "t", method: "messages", params: { namespace: [], timestamp: 1, node: "draft", data: { event: "content-block-delta", index, delta: { type: "text-delta", text }, run_id: message } } });
+const other = (): LogEntry => entry({ type: "event", thread_id: "t", method: "values", params: { namespace: [], timestamp: 1, data: { v: 1 } } });
+
+const limits = { sendSoftBytes: 100, sendHardBytes: 2000, flushIntervalMs: 10 };
+const texts = (port: FakePort) =>
+  port.sent.map((s) => JSON.parse(s) as ProtocolEvent).map((e) => (e.method === "messages" && e.params.data.event === "content-block-delta" && e.params.data.delta.type === "text-delta" ? e.params.data.delta.text : e.method));
+
+describe("Outbox", () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it("writes straight through while the socket keeps up", () => {
+    const port = new FakePort();
+    const outbox = new Outbox(port, limits, new HubMetrics(), () => {});
+    outbox.sendEntry(delta("a"));
+    outbox.sendEntry(delta("b"));
+    expect(texts(port)).toEqual(["a", "b"]);
+    expect(outbox.queuedFrames).toBe(0);
+  });
+
+  it("coalesces adjacent deltas of one block for a slow reader, and flushes in order when it drains", () => {
+    const port = new FakePort();
+    const metrics = new HubMetrics();
+    const outbox = new Outbox(port, limits, metrics, () => {});
+    port.bufferedAmount = 500;
+    for (const piece of ["Hel", "lo", " wor", "ld"]) outbox.sendEntry(delta(piece));
+    outbox.sendEntry(delta("X", 1)); // another block: not merged
+    outbox.sendEntry(other());
+    outbox.sendEntry(delta("!", 1)); // not adjacent to its block any more
+    expect(port.sent).toEqual([]);
+    expect(outbox.queuedFrames).toBe(4);
+    port.bufferedAmount = 0;
+    vi.advanceTimersByTime(limits.flushIntervalMs);
+    expect(texts(port)).toEqual(["Hello world", "X", "values", "!"]);
+    // The merged frame carries the last merged seq.
+    const merged = JSON.parse(port.sent[0]!) as ProtocolEvent;
+    expect(merged.seq).toBe(seq - 3);
+    expect(metrics.deltasCoalesced).toBe(3);
+  });
+
+  it("terminates past the hard bound, without a close frame", () => {
+    const port = new FakePort();
+    const metrics = new HubMetrics();
+    const onTerminated = vi.fn();
+    const outbox = new Outbox(port, limits, metrics, onTerminated);
+    port.bufferedAmount = 1500;
+    for (let i = 0; i < 10 && !port.terminated; i++) outbox.sendEntry(other());
+    expect(port.terminated).toBe(true);
+    expect(onTerminated).toHaveBeenCalledOnce();
+    expect(metrics.slowConsumersTerminated).toBe(1);
+    outbox.sendEntry(other());
+    expect(port.sent).toEqual([]);
+  });
+});
