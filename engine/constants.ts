@@ -12,6 +12,9 @@ export const NO_WRITES = "__no_writes__";
 /** Topic channel that carries `Send` packets to the next step. */
 export const TASKS = "__pregel_tasks";
 
+/** Task id under which a run-input Command's update/goto writes are saved. */
+export const NULL_TASK_ID = "00000000-0000-0000-0000-000000000000";
+
 export const PULL = "__pregel_pull";
 export const PUSH = "__pregel_push";
 

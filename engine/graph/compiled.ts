@@ -139,10 +139,12 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> {
       let resumeMap = new Map<string, unknown>();
       let loopInput: Record<string, unknown> | null = null;
       let resuming = false;
+      let command: { update?: unknown; goto?: unknown } | undefined;
       if (input instanceof Command) {
-        if (!input.hasResume || input.update !== undefined || input.goto !== undefined) {
-          throw new InvalidCommandError("a Command passed as run input takes only { resume }; use updateState() to change state");
+        if (!input.hasResume) {
+          throw new InvalidCommandError("a Command passed as run input needs { resume } (update and goto ride along with it); use updateState() to change state alone");
         }
+        command = { update: input.update, goto: input.goto };
         if (!saver || threadId === undefined) throw new MissingCheckpointerError("resuming with Command({ resume })");
         resumeMap = await resolveResume(saver, threadId, options.checkpointId, input.resume);
         resuming = true;
@@ -178,6 +180,7 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> {
         parents: {},
         input: loopInput,
         resuming,
+        command,
         checkpointId: options.checkpointId,
         interruptBefore,
         interruptAfter,

@@ -128,6 +128,7 @@ export function applyWrites(
   };
   // Record what each task has seen, then let triggers reset (barriers).
   for (const task of ordered) {
+    if (task.triggers.length === 0) continue;
     const seen = (checkpoint.versionsSeen[task.name] ??= {});
     for (const chan of task.triggers) seen[chan] = checkpoint.channelVersions[chan] ?? 0;
   }

@@ -6,7 +6,7 @@
 import { setMaxListeners } from "node:events";
 import { newCheckpointId } from "../checkpoint/ids.ts";
 import type { Checkpoint, CheckpointConfig, CheckpointMetadata, CheckpointTuple } from "../checkpoint/types.ts";
-import { ERROR, INTERRUPT, NO_WRITES, PULL, PUSH, RESUME, START } from "../constants.ts";
+import { ERROR, INTERRUPT, NO_WRITES, NULL_TASK_ID, PULL, PUSH, RESUME, START } from "../constants.ts";
 import {
   CheckpointNotFoundError,
   GraphRecursionError,
@@ -33,7 +33,7 @@ import {
 import type { RuntimeGraph, RuntimeNode } from "./graph.ts";
 import { groupPendingWrites, pendingInterruptsOf, type TaskRecord } from "./pending.ts";
 import { TaskFailure, TaskInterrupted, runTask } from "./runner.ts";
-import { nodeWrites, updatePayload, type Write } from "./writes.ts";
+import { commandInputWrites, nodeWrites, updatePayload, type Write } from "./writes.ts";
 
 export interface LoopParams {
   graph: RuntimeGraph;
@@ -47,6 +47,8 @@ export interface LoopParams {
   input: Record<string, unknown> | null;
   /** True when the caller answered interrupts (breakpoints do not re-fire). */
   resuming: boolean;
+  /** update/goto of a Command({ resume, update, goto }) run input. */
+  command?: { update?: unknown; goto?: unknown } | undefined;
   checkpointId?: string | undefined;
   interruptBefore: readonly string[] | "*";
   interruptAfter: readonly string[] | "*";
@@ -123,6 +125,12 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
   } else {
     // Continuing from a checkpoint: the state as it is now has been seen by breakpoints.
     markSeenByBreakpoints(checkpoint);
+    if (p.command && (p.command.update !== undefined || p.command.goto !== undefined)) {
+      const writes = commandInputWrites(p.command.update, p.command.goto, graph.stateKeys, graph.nodeNames);
+      // Saved like a task's writes, so they still apply if the step pauses again first.
+      if (saver && config) await saver.putWrites(config, writes, NULL_TASK_ID);
+      records.set(NULL_TASK_ID, { writes, done: true, interrupts: [], resume: [], error: undefined });
+    }
     if (p.checkpointId !== undefined && !p.resuming && records.size > 0) {
       // Time travel to a checkpoint whose step already ran: the steps after it
       // run again in a new branch (LangGraph's replay/fork), instead of
@@ -148,7 +156,8 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
       return { ...outcome("interrupted", open), values: valuesWithFinished(graph, checkpoint, channels, results) };
     }
     step += 1;
-    applyWrites(checkpoint, channels, results);
+    const command = records.get(NULL_TASK_ID);
+    applyWrites(checkpoint, channels, command ? [...results, { name: "__command__", path: [PULL, "~command"], triggers: [], writes: command.writes }] : results);
     await save("loop");
     stepsRun += 1;
     sink.emit("values", p.nsPath, readValues(channels, graph.publicKeyList));

@@ -94,6 +94,20 @@ function freshState(ctx: WriteContext, writes: readonly Write[]): Record<string,
   return state;
 }
 
+/**
+ * Writes of a Command passed as run input together with `resume`: its update
+ * and goto land when the resumed step completes, as if one more task of that
+ * step had written them (LangGraph's Command(resume, update, goto)).
+ */
+export function commandInputWrites(
+  update: unknown,
+  goto: unknown,
+  stateKeys: ReadonlySet<string>,
+  nodeNames: ReadonlySet<string>,
+): Write[] {
+  return [...updateWrites("Command input", update, stateKeys), ...(goto === undefined ? [] : gotoWrites("the run", goto, nodeNames, "Command input goto"))];
+}
+
 /** All writes of a finished node: its update, goto, and its outgoing edges. */
 export async function nodeWrites(ctx: WriteContext, result: unknown): Promise<Write[]> {
   const writes: Write[] = [];
