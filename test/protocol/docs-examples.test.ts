@@ -1,7 +1,10 @@
 /**
  * Every example in docs/PROTOCOL.md is a fixture: blocks tagged
  * `json protocol-command|event|response` must parse with the real schemas,
- * and the error table must match ERROR_CODES.
+ * `json protocol-sequence <name>` blocks are arrays of such events,
+ * `json rest-example <name>` blocks must be JSON (test/hub/docs-rest.test.ts
+ * compares them with a live hub), no JSON block goes untagged, and the error
+ * table must match ERROR_CODES.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -62,6 +65,18 @@ describe("docs/PROTOCOL.md examples", () => {
   it("tags every json block (no untested example)", () => {
     const untagged = [...text.matchAll(/^```json[^\S\n]*$/gm)].length;
     expect(untagged).toBe(0);
+    // Every JSON fence carries one of the tags a test reads; a new tag must be added here.
+    const infos = [...text.matchAll(/^```(json\b.*)$/gm)].map((m) => (m[1] ?? "").trim());
+    const known = /^json (protocol-(command|event|response)|protocol-sequence [\w-]+|rest-example [\w-]+)$/;
+    expect(infos.filter((info) => !known.test(info))).toEqual([]);
+  });
+
+  it("every rest-example block is JSON and names a distinct example", () => {
+    const blocks = [...text.matchAll(/^```json rest-example ([\w-]+)\n([\s\S]*?)^```$/gm)];
+    expect(blocks.length).toBeGreaterThan(0);
+    const names = blocks.map((m) => m[1]);
+    expect(new Set(names).size).toBe(names.length);
+    for (const [, name, body] of blocks) expect(() => JSON.parse(body ?? ""), `rest-example ${name}`).not.toThrow();
   });
 
   it.each(examples.map((e) => [`${e.kind} at line ${e.line}`, e] as const))("%s parses with the real schema", (_name, example) => {
