@@ -200,7 +200,11 @@ export class GraphInterrupt extends Error {
   readonly isGraphInterrupt = true;
   readonly interrupts: Array<{ id: string; value: unknown }>;
   constructor(interrupts: Array<{ id: string; value: unknown }>) {
+    // A pause is not a failure: skip capturing a stack trace (measurable per interrupt).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(`graph interrupted (${interrupts.map((i) => i.id).join(", ") || "breakpoint"})`);
+    Error.stackTraceLimit = limit;
     this.name = "GraphInterrupt";
     this.interrupts = interrupts;
   }

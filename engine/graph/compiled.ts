@@ -4,7 +4,7 @@
  * itself is in pregel/.
  */
 import { nanoid } from "nanoid";
-import type { Checkpointer, CheckpointConfig, CheckpointMetadata } from "../checkpoint/types.ts";
+import type { Checkpointer, CheckpointConfig, CheckpointMetadata, CheckpointTuple } from "../checkpoint/types.ts";
 import { DEFAULT_RECURSION_LIMIT, START } from "../constants.ts";
 import {
   GraphInterrupt,
@@ -140,13 +140,15 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> {
       let loopInput: Record<string, unknown> | null = null;
       let resuming = false;
       let command: { update?: unknown; goto?: unknown } | undefined;
+      let preloaded: CheckpointTuple | undefined;
       if (input instanceof Command) {
         if (!input.hasResume) {
           throw new InvalidCommandError("a Command passed as run input needs { resume } (update and goto ride along with it); use updateState() to change state alone");
         }
         command = { update: input.update, goto: input.goto };
         if (!saver || threadId === undefined) throw new MissingCheckpointerError("resuming with Command({ resume })");
-        resumeMap = await resolveResume(saver, threadId, options.checkpointId, input.resume);
+        preloaded = await saver.getTuple({ threadId, checkpointNs: "", ...(options.checkpointId ? { checkpointId: options.checkpointId } : {}) });
+        resumeMap = await resolveResume(saver, threadId, preloaded, input.resume);
         resuming = true;
       } else if (input !== null && input !== undefined) {
         if (typeof input !== "object" || Array.isArray(input)) {
@@ -181,6 +183,7 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> {
         input: loopInput,
         resuming,
         command,
+        preloaded,
         checkpointId: options.checkpointId,
         interruptBefore,
         interruptAfter,

@@ -5,10 +5,13 @@ function digest(parts: readonly (string | number)[]): string {
   return createHash("sha256").update(parts.join("\u0000")).digest("hex");
 }
 
+const UUID_SHAPE = /^(.{8})(.{4})(.{4})(.{4})(.{12}).*$/;
+
 /** Task id: a function of (checkpoint, namespace, step, node, path); UUID-shaped. */
 export function taskId(checkpointId: string, ns: string, step: number, name: string, path: string): string {
-  const h = digest([checkpointId, ns, step, name, path]);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+  // One regex replace yields a flat string; joining slices would keep a V8
+  // cons string of five parts alive in every stored write (~0.5 KB per thread).
+  return digest([checkpointId, ns, step, name, path]).replace(UUID_SHAPE, "$1-$2-$3-$4-$5");
 }
 
 /**

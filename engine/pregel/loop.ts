@@ -47,6 +47,8 @@ export interface LoopParams {
   input: Record<string, unknown> | null;
   /** True when the caller answered interrupts (breakpoints do not re-fire). */
   resuming: boolean;
+  /** The checkpoint to continue from when the caller already loaded it (resume validation). */
+  preloaded?: CheckpointTuple | undefined;
   /** update/goto of a Command({ resume, update, goto }) run input. */
   command?: { update?: unknown; goto?: unknown } | undefined;
   checkpointId?: string | undefined;
@@ -76,9 +78,10 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
   const saver = run.checkpointer;
   const threadId = run.threadId ?? "";
   const loaded: CheckpointTuple | undefined =
-    saver && run.threadId !== undefined
+    p.preloaded ??
+    (saver && run.threadId !== undefined
       ? await saver.getTuple({ threadId, checkpointNs: p.ns, ...(p.checkpointId ? { checkpointId: p.checkpointId } : {}) })
-      : undefined;
+      : undefined);
   if (p.checkpointId !== undefined && saver && !loaded) throw new CheckpointNotFoundError(threadId, p.checkpointId);
   let checkpoint: Checkpoint = loaded?.checkpoint ?? { ...emptyCheckpoint(), id: "", ts: new Date().toISOString() };
   let config = loaded?.config;
@@ -88,9 +91,13 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
 
   const save = async (source: CheckpointMetadata["source"]): Promise<void> => {
     const parent = checkpoint.id;
-    checkpoint = { ...checkpoint, id: newCheckpointId(), ts: new Date().toISOString(), channelValues: saver ? snapshotChannels(channels) : {} };
     records = new Map();
-    if (!saver) return;
+    if (!saver) {
+      // Nothing is stored: only the id matters (task ids derive from it).
+      checkpoint.id = newCheckpointId();
+      return;
+    }
+    checkpoint = { ...checkpoint, id: newCheckpointId(), ts: new Date().toISOString(), channelValues: snapshotChannels(channels) };
     const metadata: CheckpointMetadata = { ...p.metadata, source, step, parents: p.parents, runId: run.runId };
     const parentConfig = config;
     config = await saver.put({ threadId, checkpointNs: p.ns, ...(parent ? { checkpointId: parent } : {}) }, checkpoint, metadata);
@@ -145,7 +152,7 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
     const planned = planTasks(checkpoint, channels, graph.planNodes, step + 1, p.ns);
     if (planned.length === 0) return outcome("completed");
     if (stepsRun >= p.recursionLimit) throw new GraphRecursionError(p.recursionLimit);
-    const tasks: StepTask[] = planned.map((t) => ({ ...t, node: graph.nodes.get(t.name) as RuntimeNode, record: records.get(t.id) }));
+    const tasks: StepTask[] = planned.map((t) => stepTask(t, graph.nodes.get(t.name) as RuntimeNode, records.get(t.id)));
     const continuing = tasks.some((t) => t.record !== undefined);
     if (!continuing && shouldInterrupt(checkpoint, p.interruptBefore, tasks)) return outcome("interrupted");
 
@@ -163,6 +170,17 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
     sink.emit("values", p.nsPath, readValues(channels, graph.publicKeyList));
     if (shouldInterrupt(checkpoint, p.interruptAfter, tasks)) return outcome("interrupted");
   }
+}
+
+/** Explicit literals, not spreads: one hidden class per kind of object on the hot path. */
+function stepTask(t: PlannedTask, node: RuntimeNode, record: TaskRecord | undefined): StepTask {
+  const task: StepTask = { id: t.id, name: t.name, path: t.path, triggers: t.triggers, node, record };
+  if (t.sendArg !== undefined) task.sendArg = t.sendArg;
+  return task;
+}
+
+function stepResult(task: StepTask, writes: Write[], interrupts: Interrupt[], paused: boolean): StepResult {
+  return { name: task.name, path: task.path, triggers: task.triggers, writes, interrupts, paused };
 }
 
 interface StepResult {
@@ -210,16 +228,15 @@ async function executeStep(
   let failure: unknown;
 
   const one = async (task: StepTask): Promise<void> => {
-    const base = { name: task.name, path: task.path, triggers: task.triggers };
     const record = task.record;
     if (record?.done) {
-      results.push({ ...base, writes: record.writes, interrupts: [], paused: false });
+      results.push(stepResult(task, record.writes, [], false));
       if (visible(task)) sink.emit("updates", p.nsPath, { [task.name]: updatePayload(record.writes, graph.publicKeys) });
       return;
     }
     const open = record ? pendingInterruptsOf(record) : [];
     if (open.length > 0 && !open.some((i) => run.resumeMap.has(i.id))) {
-      results.push({ ...base, writes: [], interrupts: open, paused: true });
+      results.push(stepResult(task, [], open, true));
       return;
     }
     // START reads the run input; a Send task its argument; every other task the state.
@@ -285,7 +302,7 @@ async function executeStep(
       const saved: Write[] = writes.length > 0 ? [...writes] : [[NO_WRITES, null]];
       if (resume.length > 0) saved.push([RESUME, resume]);
       await persist(task, saved);
-      results.push({ ...base, writes, interrupts: [], paused: false });
+      results.push(stepResult(task, writes, [], false));
       if (visible(task)) {
         const update = updatePayload(writes, graph.publicKeys);
         sink.emit("updates", p.nsPath, { [task.name]: update });
@@ -298,7 +315,7 @@ async function executeStep(
         if (error.resume.length > 0) saved.push([RESUME, error.resume]);
         await persist(task, saved);
         // A subgraph paused at a static breakpoint pauses this task with no interrupt.
-        results.push({ ...base, writes: [], interrupts, paused: true });
+        results.push(stepResult(task, [], interrupts, true));
         if (interrupts.length > 0) sink.emit("updates", p.nsPath, { __interrupt__: interrupts });
         if (visible(task)) emitTaskResult(p, step, { id: task.id, name: task.name, error: null, result: null, interrupts });
         return;

@@ -2,7 +2,7 @@
  * Strict resume (DESIGN.md): turns Command({ resume }) into answers by
  * interrupt id, or fails with a named error — never a silent no-op.
  */
-import type { Checkpointer } from "../checkpoint/types.ts";
+import type { Checkpointer, CheckpointTuple } from "../checkpoint/types.ts";
 import { RESUME } from "../constants.ts";
 import {
   AmbiguousResumeError,
@@ -23,8 +23,7 @@ export function isResumeMap(value: unknown): value is Record<string, unknown> {
   return keys.length > 0 && keys.every((k) => INTERRUPT_ID_PATTERN.test(k));
 }
 
-export async function pendingInterrupts(saver: Checkpointer, threadId: string, checkpointId?: string): Promise<Interrupt[]> {
-  const tuple = await saver.getTuple({ threadId, checkpointNs: "", ...(checkpointId ? { checkpointId } : {}) });
+function pendingInterrupts(tuple: CheckpointTuple | undefined): Interrupt[] {
   if (!tuple) return [];
   return [...groupPendingWrites(tuple.pendingWrites).values()].flatMap(pendingInterruptsOf);
 }
@@ -39,13 +38,14 @@ async function wasAnswered(saver: Checkpointer, threadId: string, id: string): P
   return false;
 }
 
+/** `tuple` is the checkpoint the run continues from (loaded once by the caller). */
 export async function resolveResume(
   saver: Checkpointer,
   threadId: string,
-  checkpointId: string | undefined,
+  tuple: CheckpointTuple | undefined,
   resume: unknown,
 ): Promise<Map<string, unknown>> {
-  const pending = await pendingInterrupts(saver, threadId, checkpointId);
+  const pending = pendingInterrupts(tuple);
   const pendingIds = new Set(pending.map((i) => i.id));
   if (isResumeMap(resume)) {
     for (const id of Object.keys(resume)) {

@@ -24,14 +24,12 @@ export interface TaskOutcome {
   resume: Interrupt[];
 }
 
-/** The task paused: its interrupts, and the answers it consumed before pausing. */
-export class TaskInterrupted extends Error {
+/** The task paused: its interrupts, and the answers it consumed before pausing. Control flow: no stack. */
+export class TaskInterrupted {
   constructor(
     readonly interrupts: Interrupt[],
     readonly resume: Interrupt[],
-  ) {
-    super("task interrupted");
-  }
+  ) {}
 }
 
 export class TaskFailure extends Error {
