@@ -1,0 +1,68 @@
+/** Renders docs/benchmarks.md from one run's results. */
+import type { MachineInfo } from "./machine.ts";
+import { tableLines, type Row } from "./report.ts";
+
+export interface TableSection {
+  title: string;
+  peer: string;
+  rows: readonly Row[];
+  notes: readonly string[];
+}
+
+export interface RunInfo {
+  command: string;
+  date: Date;
+  runs: number;
+  quick: boolean;
+  durationMs: number;
+  loadAverage: { start: readonly number[]; end: readonly number[] };
+  warnings: readonly string[];
+}
+
+const load = (l: readonly number[]) => l.map((v) => v.toFixed(2)).join(" / ");
+
+export function renderDocument(machine: MachineInfo, run: RunInfo, sections: readonly TableSection[], pending: readonly string[]): string {
+  const out: string[] = [
+    "# Benchmarks",
+    "",
+    "Switchboard measured side by side with the system a user would pick instead, in the same run on the same machine",
+    "(issue 7). This file is written by `npm run bench` (test/bench/run.ts): rerun it rather than editing by hand.",
+    "",
+    "## Run",
+    "",
+    `- Command: \`${run.command}\`${run.quick ? " (quick mode: fewer iterations and tighter time bounds)" : ""}`,
+    `- Date: ${run.date.toISOString()}`,
+    `- Each cell: median of ${run.runs} runs (fewer where a suite's notes say so), with the range (min–max) of the runs in parentheses`,
+    `- Duration: ${Math.round(run.durationMs / 1000)} s`,
+    "",
+    "## Machine",
+    "",
+    `- CPU: ${machine.cpu}, ${machine.cores} cores; RAM ${machine.ramGiB} GiB; ${machine.os}`,
+    `- Node ${machine.node}`,
+    `- Packages: ${machine.packages.join(", ")}`,
+    `- Commit: ${machine.commit}`,
+    `- Load average (1 / 5 / 15 min) at start: ${load(run.loadAverage.start)}; at end: ${load(run.loadAverage.end)}` +
+      (machine.cores > 0 && (run.loadAverage.start[0] ?? 0) > machine.cores / 2 ? " — other work shared the CPU, so absolute times are noisy; ratios of interleaved runs less so" : ""),
+    "",
+  ];
+  for (const section of sections) {
+    out.push(
+      `## ${section.title}`,
+      "",
+      ...tableLines(section.rows, section.peer),
+      "",
+      `Ratio = Switchboard median ÷ ${section.peer} median: below 1 is better for times and memory, above 1 for rates and counts. ` +
+        "Targets are Switchboard's (issue 7), judged on the median unless the target says otherwise.",
+      "",
+      "How each row is measured:",
+      "",
+      ...section.notes.map((n) => `- ${n}`),
+      "",
+    );
+  }
+  if (run.warnings.length > 0) {
+    out.push("Process warnings during the run (counted, not printed each time):", "", ...run.warnings.map((w) => `- ${w}`), "");
+  }
+  for (const title of pending) out.push(`## ${title}`, "", "Not measured yet.", "");
+  return out.join("\n");
+}
