@@ -316,8 +316,9 @@ async function executeStep(
         await persist(task, saved);
         // A subgraph paused at a static breakpoint pauses this task with no interrupt.
         results.push(stepResult(task, [], interrupts, true));
-        if (interrupts.length > 0) sink.emit("updates", p.nsPath, { __interrupt__: interrupts });
+        // The task result first: a consumer of both modes learns which node asks before the question.
         if (visible(task)) emitTaskResult(p, step, { id: task.id, name: task.name, error: null, result: null, interrupts });
+        if (interrupts.length > 0) sink.emit("updates", p.nsPath, { __interrupt__: interrupts });
         return;
       }
       const failed = error instanceof TaskFailure ? error : new TaskFailure(error, []);
