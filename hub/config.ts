@@ -3,6 +3,7 @@
  * environment variables `npm start` reads.
  */
 import type { AssistantFactory } from "./assistants.ts";
+import type { ReviewConfig } from "./reviewing/index.ts";
 import type { EventTransformer } from "./threads/index.ts";
 
 export interface HubLimits {
@@ -23,7 +24,7 @@ export interface HubLimits {
   /** Commands per second per connection (sustained), and the burst allowed. */
   commandsPerSecond: number;
   commandBurst: number;
-  /** WebSocket ping interval; a connection that misses a pong for one interval is dropped. */
+  /** WebSocket ping interval; a connection that answers no ping for two intervals is dropped. */
   heartbeatMs: number;
   /** A socket with no subscription and no inbound frame for this long is closed (4408); 0 = never. */
   idleTimeoutMs: number;
@@ -58,6 +59,8 @@ export interface HubConfig {
   wsRefusal?: "http" | "close";
   /** Redacts or drops events before they are numbered and encoded. */
   transformEvent?: EventTransformer;
+  /** Review routing: default queue, routing hook, default expiry, claim TTL, clock. */
+  review?: ReviewConfig;
   logger?: Logger;
 }
 

@@ -16,6 +16,8 @@ import { createAuthenticator } from "./auth/index.ts";
 import { DB_FILE_NAME, DEFAULT_LIMITS, consoleLogger, type HubConfig } from "./config.ts";
 import { demoAssistants } from "./demo/index.ts";
 import { HubMetrics } from "./metrics.ts";
+import { MemoryReviewStore, SqliteReviewStore, type ReviewStore } from "./review/index.ts";
+import { PresenceRelay, ReviewCoordinator } from "./reviewing/index.ts";
 import { RunManager } from "./runs/index.ts";
 import { createApp } from "./server/app.ts";
 import { attachWebSockets, type WebSocketGlue } from "./server/ws.ts";
@@ -31,13 +33,21 @@ export interface Hub {
   close(): Promise<void>;
 }
 
-function openStorage(dataDir: string | null): { checkpointer: Checkpointer; store: HubStore; close: () => void; path: string | null } {
-  if (dataDir === null) return { checkpointer: new MemorySaver(), store: new MemoryHubStore(), close: () => {}, path: null };
+interface Storage {
+  checkpointer: Checkpointer;
+  store: HubStore;
+  reviews: ReviewStore;
+  close: () => void;
+  path: string | null;
+}
+
+function openStorage(dataDir: string | null): Storage {
+  if (dataDir === null) return { checkpointer: new MemorySaver(), store: new MemoryHubStore(), reviews: new MemoryReviewStore(), close: () => {}, path: null };
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, DB_FILE_NAME);
   const db = new Database(path);
   // Both adopt the one connection and leave it open on close(): we close it last.
-  return { checkpointer: new SqliteSaver(db), store: new SqliteHubStore(db), close: () => db.close(), path };
+  return { checkpointer: new SqliteSaver(db), store: new SqliteHubStore(db), reviews: new SqliteReviewStore(db), close: () => db.close(), path };
 }
 
 export async function createHub(config: HubConfig = {}): Promise<Hub> {
@@ -62,9 +72,21 @@ export async function createHub(config: HubConfig = {}): Promise<Hub> {
     metrics,
     onError: (error, context) => logger.error(`${context}: ${String(error)}`),
   });
-  const services: HubServices = { store: storage.store, runs, assistants, logs, metrics, limits, logger, auth, subscriptions: new SubscriptionDirectory() };
+  const reviews = new ReviewCoordinator({
+    reviewStore: storage.reviews,
+    hubStore: storage.store,
+    runs,
+    logs,
+    logger,
+    config: config.review ?? {},
+    openMode: auth.mode === "open",
+  });
+  runs.observe(reviews);
+  const presence = new PresenceRelay({ onError: (error, context) => logger.error(`presence ${context}: ${String(error)}`) });
+  const services: HubServices = { store: storage.store, runs, assistants, logs, metrics, limits, logger, auth, subscriptions: new SubscriptionDirectory(), reviews, presence };
 
   const abandoned = await runs.recover();
+  reviews.start();
   if (abandoned.length > 0) logger.warn(`marked ${abandoned.length} run(s) left by a previous process as abandoned; their threads can be resumed`);
   if (auth.mode === "open") {
     logger.warn("!!! OPEN DEV MODE: SWITCHBOARD_JWT_SECRET is not set — every request is the 'dev' principal with all roles. Do not expose this hub. !!!");
@@ -103,6 +125,7 @@ export async function createHub(config: HubConfig = {}): Promise<Hub> {
     async close() {
       if (closed) return;
       closed = true;
+      reviews.close();
       await runs.close();
       for (const end of [...streams]) end();
       await sockets?.close();
@@ -113,6 +136,8 @@ export async function createHub(config: HubConfig = {}): Promise<Hub> {
           s.closeAllConnections();
         });
       }
+      presence.dispose();
+      await storage.reviews.close();
       await storage.store.close();
       storage.close();
     },

@@ -6,3 +6,6 @@ export { AssistantRegistry } from "./assistants.ts";
 export type { Assistant, AssistantFactory, AssistantGraph } from "./assistants.ts";
 export { demoAssistants, REVIEW_DRAFT } from "./demo/index.ts";
 export type { EventTransformer } from "./threads/index.ts";
+export { RESUME_POLICY_KEY } from "./reviewing/index.ts";
+export type { ReviewConfig } from "./reviewing/index.ts";
+export type { RoutingContext, RoutingHook, Routing } from "./review/index.ts";

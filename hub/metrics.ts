@@ -2,6 +2,7 @@
  * Process-wide hub counters and their Prometheus text rendering. Plain
  * numbers bumped on hot paths; rendering reads run counts from the store.
  */
+import type { PresenceCounts } from "./presence/index.ts";
 import type { RunStatus } from "./store/index.ts";
 
 export class HubMetrics {
@@ -36,4 +37,20 @@ export class HubMetrics {
     for (const [status, count] of Object.entries(runs)) lines.push(`switchboard_runs{status="${status}"} ${count}`);
     return `${lines.join("\n")}\n`;
   }
+}
+
+/** Presence rooms and review-queue subscribers, in the same text format. */
+export function renderReviewMetrics(presence: PresenceCounts, queueSubscribers: number): string {
+  const lines: string[] = [];
+  const metric = (name: string, type: "gauge" | "counter", help: string, value: number): void => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
+  };
+  metric("switchboard_review_queue_subscribers", "gauge", "Review-queue subscriptions (sockets and SSE).", queueSubscribers);
+  metric("switchboard_presence_rooms", "gauge", "Presence rooms (threads and queues with a member).", presence.rooms);
+  metric("switchboard_presence_connections", "gauge", "Connections in at least one presence room.", presence.connections);
+  metric("switchboard_presence_states", "gauge", "Awareness states held.", presence.states);
+  metric("switchboard_presence_updates_total", "counter", "presence.update frames applied.", presence.updatesApplied);
+  metric("switchboard_presence_updates_rejected_total", "counter", "presence.update frames refused.", presence.updatesRejected);
+  metric("switchboard_presence_frames_relayed_total", "counter", "Batched presence relay frames.", presence.framesRelayed);
+  return `${lines.join("\n")}\n`;
 }

@@ -3,6 +3,7 @@ import type { AssistantRegistry } from "./assistants.ts";
 import type { Authenticator } from "./auth/index.ts";
 import type { HubLimits, Logger } from "./config.ts";
 import type { HubMetrics } from "./metrics.ts";
+import type { PresenceRelay, ReviewCoordinator } from "./reviewing/index.ts";
 import type { RunManager } from "./runs/index.ts";
 import type { HubStore } from "./store/index.ts";
 import type { ThreadLogs } from "./threads/index.ts";
@@ -18,4 +19,6 @@ export interface HubServices {
   logger: Logger;
   auth: Authenticator;
   subscriptions: SubscriptionDirectory;
+  reviews: ReviewCoordinator;
+  presence: PresenceRelay;
 }

@@ -38,6 +38,9 @@ export function hasRole(principal: Principal, role: Role): boolean {
 }
 
 export function canPerform(principal: Principal, action: ThreadAction): boolean {
+  // Whoever may answer or operate on a thread may also watch it: a reviewer
+  // must see the question (`switchboard token --roles reviewer` must work).
+  if (action === "read") return hasRole(principal, "observer") || hasRole(principal, "reviewer") || hasRole(principal, "operator");
   return hasRole(principal, THREAD_ACTIONS[action]);
 }
 

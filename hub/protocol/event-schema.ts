@@ -169,7 +169,7 @@ const dataByMethod = {
   "input.claimed": z.looseObject({ interrupt_id: str, claimed_by: actor, expires_at: num }),
   "input.released": z.looseObject({ interrupt_id: str, released_by: actor }),
   "input.expired": z.looseObject({ interrupt_id: str, expired_at: num, action: z.enum(["default_response", "cancel", "none"]) }),
-  presence: z.looseObject({ update: z.base64() }),
+  presence: z.looseObject({ update: z.base64(), queue: str.optional() }),
   resync: z.looseObject({
     reason: z.enum(["evicted", "unknown_event_id", "run_mismatch"]),
     head_seq: uint,
@@ -193,6 +193,7 @@ const envelope = {
   thread_id: str.optional(),
   run_id: str.optional(),
   run_seq: uint.optional(),
+  queue: str.optional(),
 };
 
 const paramsShape = { namespace: namespaceSchema, timestamp: num, node: str.optional() };
@@ -243,6 +244,8 @@ export const responseSchema = z.discriminatedUnion("type", [
     stacktrace: str.optional(),
     path: z.array(z.union([str, z.number()])).optional(),
     details: record.optional(),
+    winner: actor.optional(),
+    answered_at: num.optional(),
     meta,
   }),
 ]);

@@ -73,7 +73,7 @@ const paramsByMethod = {
     before: str.optional(),
   }),
   "state.fork": z.looseObject({ checkpoint_id: nonEmpty, input: z.unknown().optional(), config: record.optional() }),
-  "presence.update": z.looseObject({ update: z.base64() }),
+  "presence.update": z.looseObject({ update: z.base64(), queue: nonEmpty.optional() }),
 } as const satisfies Record<CommandMethod, z.ZodType>;
 
 function commandVariant<M extends CommandMethod>(method: M) {

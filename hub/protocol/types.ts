@@ -93,10 +93,14 @@ export interface QueueUnsubscribe {
   params: { subscription_id: string };
 }
 
-/** Extension: a y-protocols awareness update, base64-encoded. */
+/**
+ * Extension: a y-protocols awareness update, base64-encoded, for the thread
+ * (`thread_id` / the endpoint's thread) or, with `queue`, a review queue the
+ * connection subscribed to.
+ */
 export interface PresenceUpdate {
   method: "presence.update";
-  params: { update: string };
+  params: { update: string; queue?: string };
 }
 
 /** `run.start` with the extended params. */
@@ -179,6 +183,9 @@ export type ErrorResponse = Omit<SpecErrorResponse, "error"> & {
   path?: Array<string | number>;
   /** Machine-readable context, e.g. `{ answered_by }` for already_answered. */
   details?: Record<string, unknown>;
+  /** Extension, already_answered only: who won and when (epoch ms). */
+  winner?: Actor;
+  answered_at?: number;
 };
 
 export type ProtocolResponse = CommandResponse | ErrorResponse;
@@ -229,9 +236,10 @@ export interface InputExpiredData {
   action: "default_response" | "cancel" | "none";
 }
 
-/** Extension: a relayed y-protocols awareness update (base64). */
+/** Extension: a relayed y-protocols awareness update (base64); `queue` for a queue's room. */
 export interface PresenceData {
   update: string;
+  queue?: string;
 }
 
 /** A pending interrupt as a snapshot lists it. */
@@ -283,6 +291,8 @@ export interface EventEnvelope {
   thread_id?: string;
   run_id?: string;
   run_seq?: number;
+  /** Extension: the review queue, on the copies a queue subscription delivers. */
+  queue?: string;
 }
 
 export interface EventParams<D> {

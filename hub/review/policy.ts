@@ -12,7 +12,7 @@
  * live claim by someone else blocks answering unless the principal holds an
  * override role (or `admin`).
  */
-import { ADMIN_ROLE, canPerform } from "../auth/index.ts";
+import { ADMIN_ROLE, canPerform, hasRole } from "../auth/index.ts";
 import type { Principal } from "../auth/index.ts";
 import { assertNever } from "../protocol/index.ts";
 import type { Refusal, ReviewItem, Verdict } from "./types.ts";
@@ -51,7 +51,9 @@ export function isDue(item: ReviewItem, now: number): boolean {
 /** Observers of the tenant see every item; others only those they could answer or override. */
 export function mayView(principal: Principal, item: ReviewItem): Verdict {
   if (principal.tenant !== item.tenant) return deny(`interrupt ${item.interruptId} belongs to another tenant`);
-  if (canPerform(principal, "read") || hasOverride(principal, item)) return OK;
+  // The observer role itself, not "may read the thread" (which reviewers have too):
+  // a reviewer sees only the items routed to them.
+  if (hasRole(principal, "observer") || hasOverride(principal, item)) return OK;
   if (canPerform(principal, "answer") && isCandidate(principal, item)) return OK;
   return deny(`${principal.sub} may not see interrupt ${item.interruptId}`);
 }

@@ -4,11 +4,11 @@
  * log; ends with a root lifecycle event whatever happens (the official SDK
  * settles a run only on one).
  */
-import { Command, type StreamMode } from "../../engine/index.ts";
+import { Command, Send, type StreamMode } from "../../engine/index.ts";
 import type { Assistant } from "../assistants.ts";
 import type { HubMetrics } from "../metrics.ts";
 import { createProjector, type Actor, type ProtocolEvent, type RunOutcome } from "../protocol/index.ts";
-import type { ThreadLog } from "../threads/index.ts";
+import type { LogEntry, ThreadLog } from "../threads/index.ts";
 
 /** `debug` is left out: `tasks` and `checkpoints` carry the same facts. */
 export const PROJECTED_MODES = ["values", "updates", "messages", "custom", "tasks", "checkpoints", "tools"] as const satisfies readonly StreamMode[];
@@ -19,7 +19,11 @@ export interface RunPlan {
   assistant: Assistant;
   /** New input (object or null), or the answers of a resume. */
   input: Record<string, unknown> | null;
-  resume?: { map: Record<string, unknown>; answeredBy: Actor };
+  /**
+   * The answers of a resume. `answeredBy` null: the review service already
+   * announced each answer (input.answered), so the run does not repeat it.
+   */
+  resume?: { map: Record<string, unknown>; answeredBy: Actor | null; update?: Record<string, unknown>; goto?: Array<string | { node: string; input?: unknown }> };
   /** Fork from this checkpoint (rollback) instead of the latest. */
   checkpointId?: string;
 }
@@ -43,13 +47,18 @@ export interface ExecutionResult {
   abort: AbortKind | undefined;
 }
 
-export async function executeRun(plan: RunPlan, log: ThreadLog, signal: AbortSignal, metrics: HubMetrics): Promise<ExecutionResult> {
+/** Sees every entry a run publishes (the hub turns `input.requested` into review items). */
+export type PublishObserver = (entries: readonly LogEntry[]) => void;
+
+export async function executeRun(plan: RunPlan, log: ThreadLog, signal: AbortSignal, metrics: HubMetrics, observe?: PublishObserver): Promise<ExecutionResult> {
   const { runId, threadId, assistant } = plan;
   const publish = (events: ProtocolEvent[]): void => {
-    metrics.eventsPublished += log.publish(events).length;
+    const entries = log.publish(events);
+    metrics.eventsPublished += entries.length;
+    if (observe && entries.length > 0) observe(entries);
   };
   log.beginRun(runId);
-  if (plan.resume) {
+  if (plan.resume && plan.resume.answeredBy !== null) {
     publish([
       {
         type: "event",
@@ -66,7 +75,16 @@ export async function executeRun(plan: RunPlan, log: ThreadLog, signal: AbortSig
   }
   const projector = createProjector({ threadId, runId, graphName: assistant.id });
   publish(projector.start());
-  const input = plan.resume ? new Command({ resume: plan.resume.map }) : plan.input;
+  const input = plan.resume
+    ? new Command({
+        resume: plan.resume.map,
+        ...(plan.resume.update !== undefined ? { update: plan.resume.update } : {}),
+        // A { node, input } target is the wire form of Send.
+        ...(plan.resume.goto !== undefined && plan.resume.goto.length > 0
+          ? { goto: plan.resume.goto.map((g) => (typeof g === "string" ? g : new Send(g.node, g.input))) }
+          : {}),
+      })
+    : plan.input;
   let failure: unknown;
   try {
     const parts = assistant.graph.stream(input, {

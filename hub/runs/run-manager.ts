@@ -1,6 +1,6 @@
 /**
- * RunManager: one active run per thread. Decides what a `run.start`,
- * `input.respond` or `run.cancel` does given the thread's state (new run,
+ * RunManager: one active run per thread. Decides what a `run.start`, a
+ * reviewed resume (hub/reviewing) or `run.cancel` does given the thread's state (new run,
  * resume, multitask strategy), keeps run and thread records in the hub store,
  * and runs independently of any client connection.
  */
@@ -11,9 +11,24 @@ import type { Principal } from "../auth/index.ts";
 import type { HubMetrics } from "../metrics.ts";
 import { SwitchboardError, assertNever, type LifecycleData, type ProtocolEvent } from "../protocol/index.ts";
 import { HubRecordExistsError, type HubStore, type MultitaskStrategy, type RunRecord, type ThreadRecord, type ThreadStatus } from "../store/index.ts";
-import type { ThreadLog, ThreadLogs, ThreadSeed } from "../threads/index.ts";
+import type { LogEntry, ThreadLog, ThreadLogs, ThreadSeed } from "../threads/index.ts";
 import { answersFromRunInput, resumeMapOf, type Answer } from "./answers.ts";
 import { RunAbort, executeRun, pendingIds, type ExecutionResult, type RunPlan } from "./execute.ts";
+
+/** The facts of a run the review wiring needs; `startedBy` is who began the chain of runs. */
+export interface RunInfo {
+  runId: string;
+  threadId: string;
+  tenant: string;
+  startedBy: string;
+}
+
+/** Hears what runs publish and how they end (the hub's review wiring). Must not throw. */
+export interface RunObserver {
+  published(run: RunInfo, entries: readonly LogEntry[]): void;
+  /** Awaited before the thread takes its next run. */
+  ended(run: RunInfo, result: ExecutionResult): Promise<void>;
+}
 
 export interface RunManagerOptions {
   store: HubStore;
@@ -41,6 +56,8 @@ interface ActiveRun {
 }
 
 /** A new run's request, or the answers of a resume that came while the thread was busy. */
+type GotoTarget = string | { node: string; input?: unknown };
+type ResumeEdits = { update?: Record<string, unknown>; goto?: GotoTarget[] };
 type QueuedWork = { kind: "start"; request: StartRequest } | { kind: "resume"; answers: readonly Answer[] };
 
 interface QueuedRun {
@@ -53,11 +70,18 @@ export class RunManager {
   readonly #o: RunManagerOptions;
   readonly #active = new Map<string, ActiveRun>();
   readonly #queued = new Map<string, QueuedRun[]>();
+  readonly #edits = new Map<string, ResumeEdits>();
   readonly #serial = new Map<string, Promise<unknown>>();
   #closing = false;
+  #observer: RunObserver | undefined;
 
   constructor(options: RunManagerOptions) {
     this.#o = options;
+  }
+
+  /** Set once by the hub, after the review wiring that needs this manager exists. */
+  observe(observer: RunObserver): void {
+    this.#observer = observer;
   }
 
   /** The thread as this principal's tenant sees it; created when `create` and missing. */
@@ -130,39 +154,34 @@ export class RunManager {
         multitaskStrategy: request.strategy,
         input: request.input ?? null,
       });
-      await this.#launch(thread, plan, log);
+      await this.#launch(thread, plan, log, principal.sub);
       return record;
     });
   }
 
   /**
-   * `input.respond`: resumes the interrupted thread with these answers. While
-   * a run is active (another reviewer's answer is being applied), answers to
-   * questions still pending are checked now and queued for when it pauses.
+   * A resume the review service decided (each answer already checked,
+   * authorized and announced): runs now, or queued while the thread is busy.
+   * `starter` is who started the interrupted run; the resume keeps it.
    */
-  async respond(thread: ThreadRecord, answers: readonly Answer[], principal: Principal): Promise<RunRecord> {
+  async resumeReviewed(thread: ThreadRecord, answers: readonly Answer[], starter: Principal): Promise<RunRecord> {
     return this.#serially(thread.threadId, async () => {
       this.#assertOpen();
       const assistant = this.#assistantOf(thread);
       const log = await this.openLog(thread);
-      if (this.#active.has(thread.threadId)) {
-        const queuedIds = new Set((this.#queued.get(thread.threadId) ?? []).flatMap((q) => (q.work.kind === "resume" ? q.work.answers.map((a) => a.interrupt_id) : [])));
-        const open = new Set([...log.pendingIds()].filter((id) => !queuedIds.has(id)));
-        resumeMapOf(answers, open, (id) => log.wasAnswered(id) || queuedIds.has(id));
-        return this.#enqueue(thread, assistant.id, { kind: "resume", answers }, principal);
-      }
-      const plan = await this.#resumePlan(thread, assistant, log, answers, principal);
+      if (this.#active.has(thread.threadId)) return this.#enqueue(thread, assistant.id, { kind: "resume", answers }, starter);
+      const plan = await this.#resumePlan(thread, assistant, log, answers);
       const record = await this.#o.store.createRun({
         runId: plan.runId,
         threadId: thread.threadId,
         tenant: thread.tenant,
         assistantId: assistant.id,
         status: "running",
-        startedBy: principal.sub,
+        startedBy: starter.sub,
         multitaskStrategy: "reject",
         input: null,
       });
-      await this.#launch(thread, plan, log);
+      await this.#launch(thread, plan, log, starter.sub);
       return record;
     });
   }
@@ -210,10 +229,34 @@ export class RunManager {
     await Promise.allSettled(running.map((r) => r.done));
   }
 
-  async #resumePlan(thread: ThreadRecord, assistant: Assistant, log: ThreadLog, answers: readonly Answer[], principal: Principal): Promise<RunPlan> {
+  /** A reviewed resume: the review service announced each answer already (input.answered). */
+  async #resumePlan(thread: ThreadRecord, assistant: Assistant, log: ThreadLog, answers: readonly Answer[]): Promise<RunPlan> {
     const pending = await pendingIds(assistant, thread.threadId);
     const map = resumeMapOf(answers, pending, (id) => log.wasAnswered(id));
-    return { runId: nanoid(), threadId: thread.threadId, assistant, input: null, resume: { map, answeredBy: actorOf(principal) } };
+    const edits = this.#edits.get(thread.threadId);
+    this.#edits.delete(thread.threadId);
+    return { runId: nanoid(), threadId: thread.threadId, assistant, input: null, resume: { map, answeredBy: null, ...edits } };
+  }
+
+  /**
+   * State edits sent with an answer (input.respond { update, goto }): kept
+   * until the thread's next resume, which applies them with the answers when
+   * the paused step completes (engine Command({ resume, update, goto })).
+   * Several answers' edits merge: later keys win, gotos add up.
+   */
+  addResumeEdits(threadId: string, update: Record<string, unknown> | undefined, goto: GotoTarget | readonly GotoTarget[] | undefined): () => void {
+    const previous = this.#edits.get(threadId);
+    const next: ResumeEdits = {};
+    if (previous?.update !== undefined || update !== undefined) next.update = { ...previous?.update, ...update };
+    const gotos: GotoTarget[] = [...(previous?.goto ?? []), ...(goto === undefined ? [] : Array.isArray(goto) ? goto : [goto as GotoTarget])];
+    if (gotos.length > 0) next.goto = gotos;
+    this.#edits.set(threadId, next);
+    // Undo, for an answer that was refused.
+    return () => {
+      if (this.#edits.get(threadId) !== next) return;
+      if (previous) this.#edits.set(threadId, previous);
+      else this.#edits.delete(threadId);
+    };
   }
 
   async #plan(thread: ThreadRecord, assistant: Assistant, log: ThreadLog, input: unknown, principal: Principal, forkFrom: string | undefined): Promise<RunPlan> {
@@ -235,7 +278,7 @@ export class RunManager {
   }
 
   /** Registers the run as active before any await, then executes it in the background. */
-  async #launch(thread: ThreadRecord, plan: RunPlan, log: ThreadLog): Promise<void> {
+  async #launch(thread: ThreadRecord, plan: RunPlan, log: ThreadLog, startedBy: string): Promise<void> {
     const controller = new AbortController();
     let settle: (result: ExecutionResult) => void = () => {};
     const active: ActiveRun = { runId: plan.runId, controller, done: new Promise((r) => (settle = r)), startCheckpointId: undefined };
@@ -250,13 +293,14 @@ export class RunManager {
       settle({ outcome: { status: "failed", error: message }, pending: new Set(), abort: undefined });
       throw error;
     }
-    void this.#run(thread, plan, log, active).then(settle);
+    void this.#run(thread, plan, log, active, { runId: plan.runId, threadId: thread.threadId, tenant: thread.tenant, startedBy }).then(settle);
   }
 
-  async #run(thread: ThreadRecord, plan: RunPlan, log: ThreadLog, active: ActiveRun): Promise<ExecutionResult> {
+  async #run(thread: ThreadRecord, plan: RunPlan, log: ThreadLog, active: ActiveRun, info: RunInfo): Promise<ExecutionResult> {
     let result: ExecutionResult;
+    const observer = this.#observer;
     try {
-      result = await executeRun(plan, log, active.controller.signal, this.#o.metrics);
+      result = await executeRun(plan, log, active.controller.signal, this.#o.metrics, observer && ((entries) => observer.published(info, entries)));
     } catch (error) {
       // Only a bug gets here (the graph's own errors end the run as "failed"); never leave the thread busy.
       this.#o.onError?.(error, `executing run ${plan.runId}`);
@@ -267,6 +311,7 @@ export class RunManager {
       await this.#o.store.updateRun(plan.runId, { status, error: result.outcome.error ?? null });
       const threadStatus: ThreadStatus = result.pending.size > 0 ? "interrupted" : result.outcome.status === "failed" ? "error" : "idle";
       await this.#o.store.updateThread(thread.threadId, { status: threadStatus });
+      await observer?.ended(info, result);
     } catch (error) {
       this.#o.onError?.(error, `recording the end of run ${plan.runId}`);
     } finally {
@@ -305,9 +350,9 @@ export class RunManager {
         const log = await this.openLog(thread);
         const plan = next.work.kind === "start"
           ? await this.#plan(thread, assistant, log, next.work.request.input, next.principal, undefined)
-          : await this.#resumePlan(thread, assistant, log, next.work.answers, next.principal);
+          : await this.#resumePlan(thread, assistant, log, next.work.answers);
         await this.#o.store.updateRun(next.record.runId, { status: "running" });
-        await this.#launch(thread, { ...plan, runId: next.record.runId }, log);
+        await this.#launch(thread, { ...plan, runId: next.record.runId }, log, next.principal.sub);
       } catch (error) {
         await this.#o.store.updateRun(next.record.runId, { status: "failed", error: error instanceof Error ? error.message : String(error) });
         this.#startNextQueued(thread);

@@ -9,11 +9,13 @@ import { cors } from "hono/cors";
 import { checkPermission, type Principal } from "../auth/index.ts";
 import { SwitchboardError, decodeCommand, errorResponse, errorResponseOf, httpStatusOf } from "../protocol/index.ts";
 import { toSwitchboardError } from "../runs/index.ts";
+import { renderReviewMetrics } from "../metrics.ts";
 import type { HubServices } from "../services.ts";
 import type { ThreadRecord } from "../store/index.ts";
 import { handleCommand, sinceOf } from "../transports/commands.ts";
 import { openSseStream } from "../transports/sse.ts";
 import { principalOf } from "./principal.ts";
+import { addReviewRoutes } from "./reviews.ts";
 
 type Env = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };
 
@@ -47,7 +49,10 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
   app.use("*", cors({ origin: "*", allowHeaders: ["authorization", "content-type", "x-api-key", "last-event-id"], allowMethods: ["GET", "POST", "OPTIONS"] }));
 
   app.get("/health", (c) => c.json({ ok: true, auth: services.auth.mode, assistants: assistants.list().length }));
-  app.get("/metrics", async (c) => c.text(metrics.render(logs.size, await store.countRunsByStatus()), 200, { "content-type": "text/plain; version=0.0.4" }));
+  app.get("/metrics", async (c) => {
+    const text = metrics.render(logs.size, await store.countRunsByStatus()) + renderReviewMetrics(services.presence.counts(), services.reviews.queues.size);
+    return c.text(text, 200, { "content-type": "text/plain; version=0.0.4" });
+  });
 
   app.use("*", async (c, next) => {
     const result = await principalOf(services.auth, c.req.raw.headers, new URL(c.req.url));
@@ -189,6 +194,8 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
   };
   app.post("/threads/:thread_id/stream/events", sse);
   app.post("/threads/:thread_id/stream", sse);
+
+  addReviewRoutes(app, services, hooks);
 
   app.notFound((c) => c.json({ error: "not_found", message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
   return app;

@@ -17,7 +17,8 @@ import { principalOf, streamThreadId } from "./principal.ts";
 interface Live {
   ws: WebSocket;
   session: Session;
-  alive: boolean;
+  /** Heartbeat ticks since the last pong or frame. */
+  missed: number;
   /** Time of the last inbound frame (for the idle timeout). */
   lastFrameAt: number;
 }
@@ -85,16 +86,16 @@ export function attachWebSockets(server: Server, services: HubServices, authRefu
   const live = new Set<Live>();
 
   const accept = (ws: WebSocket, principal: Principal, threadId: string | undefined): void => {
-    const entry: Live = { ws, session: new Session({ port: new WsPort(ws), principal, services, threadId }), alive: true, lastFrameAt: Date.now() };
+    const entry: Live = { ws, session: new Session({ port: new WsPort(ws), principal, services, threadId }), missed: 0, lastFrameAt: Date.now() };
     live.add(entry);
     metrics.connections++;
     ws.on("message", (data, isBinary) => {
-      entry.alive = true;
+      entry.missed = 0;
       entry.lastFrameAt = Date.now();
       entry.session.onFrame(toBuffer(data), isBinary);
     });
     ws.on("pong", () => {
-      entry.alive = true;
+      entry.missed = 0;
     });
     ws.on("error", (error) => logger.warn(`websocket error: ${error.message}`));
     ws.on("close", () => {
@@ -151,8 +152,9 @@ export function attachWebSockets(server: Server, services: HubServices, authRefu
   const heartbeat = setInterval(() => {
     const now = Date.now();
     for (const entry of live) {
-      if (!entry.alive) {
-        // No pong (nor frame) for a whole interval: the peer is gone.
+      if (entry.missed >= 2) {
+        // No pong (nor frame) for two whole intervals: the peer is gone. Two, so
+        // that one event-loop stall on a busy hub does not cut a healthy client.
         entry.ws.terminate();
         continue;
       }
@@ -161,7 +163,7 @@ export function attachWebSockets(server: Server, services: HubServices, authRefu
         entry.ws.close(4408, "idle timeout");
         continue;
       }
-      entry.alive = false;
+      entry.missed++;
       entry.ws.ping();
     }
   }, limits.heartbeatMs);

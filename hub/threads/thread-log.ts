@@ -46,6 +46,9 @@ const onlyInterruptKey = (data: Record<string, unknown>): boolean => {
   return keys.length === 1 && keys[0] === "__interrupt__";
 };
 
+/** Review events published while no run is in progress; the next run's replay starts with them. */
+const BETWEEN_RUNS: ReadonlySet<string> = new Set(["input.answered", "input.claimed", "input.released", "input.expired"]);
+
 export class ThreadLog {
   readonly threadId: string;
   readonly #capacity: number;
@@ -58,6 +61,9 @@ export class ThreadLog {
   /** Seq of the first event of the current run (head + 1 before any). */
   #runStart: number;
   #run: { run_id: string | null; status: RunStatus } = { run_id: null, status: "idle" };
+  /** Between runs: seq of the first event since the last one ended (review events), which the next run's replay includes. */
+  #between: number | undefined;
+  #inRun = false;
   #values: LogEntry | undefined;
   /** The last root lifecycle event: tells a late joiner where the run stands. */
   #lifecycle: LogEntry | undefined;
@@ -97,7 +103,9 @@ export class ThreadLog {
 
   /** Later events belong to this run; replay starts here. */
   beginRun(runId: string): void {
-    this.#runStart = this.#seq + 1;
+    this.#runStart = this.#between ?? this.#seq + 1;
+    this.#between = undefined;
+    this.#inRun = true;
     this.#run = { run_id: runId, status: "started" };
   }
 
@@ -108,6 +116,7 @@ export class ThreadLog {
       const event = this.#transformed(raw);
       if (event === null) continue;
       const seq = ++this.#seq;
+      if (!this.#inRun && BETWEEN_RUNS.has(event.method)) this.#between ??= seq;
       const stamped: ProtocolEvent = { ...event, seq, event_id: String(seq) };
       const entry: LogEntry = { seq, event: stamped, text: encodeEvent(stamped) };
       this.#append(entry);
@@ -244,6 +253,7 @@ export class ThreadLog {
           this.#lifecycle = entry;
           const data = event.params.data;
           this.#run = { run_id: event.run_id ?? this.#run.run_id, status: data.cancelled ? "cancelled" : data.event };
+          if (data.event === "completed" || data.event === "failed" || data.event === "interrupted") this.#inRun = false;
         }
         return;
       default:

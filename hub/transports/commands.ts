@@ -5,18 +5,21 @@
  * through a SubscriptionHost that only socket sessions provide.
  */
 import { checkPermission, type Principal, type ThreadAction } from "../auth/index.ts";
+import type { PresenceResult } from "../presence/index.ts";
 import {
   SwitchboardError,
-  THREADLESS_METHODS,
   assertNever,
   errorResponse,
-  type CommandMethod,
+  type ErrorResponse,
   type CommandOf,
+  type CommandMethod,
   type ProtocolCommand,
+  type ProtocolEvent,
   type ProtocolResponse,
   type SubscriptionFilter,
 } from "../protocol/index.ts";
-import { toSwitchboardError, type Answer } from "../runs/index.ts";
+import { RESUME_POLICY_KEY, resumePolicyOf, type PresenceRoomRef } from "../reviewing/index.ts";
+import { answersFromRunInput, toSwitchboardError } from "../runs/index.ts";
 import type { MultitaskStrategy, ThreadRecord } from "../store/index.ts";
 import type { HubServices } from "../services.ts";
 import type { ReplayResult, ThreadLog } from "../threads/index.ts";
@@ -27,7 +30,7 @@ export interface SubscriptionHost {
    * Registers the filter, computes its replay and attaches — synchronously,
    * so no event falls between the replay and the live stream.
    */
-  subscribe(log: ThreadLog, filter: SubscriptionFilter, since: number | undefined): { subscriptionId: string; replay: ReplayResult };
+  subscribe(log: ThreadLog, filter: SubscriptionFilter, since: number | undefined): { subscriptionId: string; replay: ReplayResult; presence?: ProtocolEvent };
   unsubscribe(threadId: string, subscriptionId: string): boolean;
   /**
    * `subscription.reconnect`: re-attaches known subscriptions of this thread
@@ -36,6 +39,14 @@ export interface SubscriptionHost {
   restore(log: ThreadLog, subscriptionIds: readonly string[], since: number | undefined): { restored: string[]; replay: ReplayResult };
   /** `on_disconnect: "cancel"`: the run is cancelled when this connection closes. */
   cancelOnDisconnect(thread: ThreadRecord, runId: string): void;
+  /**
+   * `queue.subscribe`: registers a listener that holds live events back until
+   * `start()` (called after the snapshot is sent), and returns the snapshot.
+   */
+  subscribeQueue(queue: string): Promise<{ subscriptionId: string; snapshot: ProtocolEvent[]; start: () => void }>;
+  unsubscribeQueue(subscriptionId: string): boolean;
+  /** `presence.update` for a room this connection is in (a subscribed thread or queue). */
+  updatePresence(room: PresenceRoomRef, update: string): PresenceResult;
 }
 
 export interface CommandContext {
@@ -46,10 +57,12 @@ export interface CommandContext {
   host: SubscriptionHost | undefined;
 }
 
-/** A reply; `replay` is sent right after the response (subscribe). */
+/** A reply; `replay` and then `after` are sent right after the response (subscribe), then `afterSend()` runs. */
 export interface CommandReply {
   response: ProtocolResponse;
   replay?: ReplayResult;
+  after?: ProtocolEvent[];
+  afterSend?: () => void;
 }
 
 /** Subscribe's reply must be produced in the same tick it is sent: see SubscriptionHost. */
@@ -74,8 +87,6 @@ const ACTION_OF = {
   "presence.update": "read",
 } as const satisfies Record<CommandMethod, ThreadAction>;
 
-const THREADLESS: ReadonlySet<CommandMethod> = new Set(THREADLESS_METHODS);
-
 /** Commands that may create the thread (the SDK picks thread ids client-side). */
 const CREATES_THREAD: ReadonlySet<CommandMethod> = new Set(["run.start", "subscription.subscribe"]);
 
@@ -88,7 +99,8 @@ export async function handleCommand(command: ProtocolCommand, ctx: CommandContex
     if (ctx.urlThreadId !== undefined && command.thread_id !== undefined && command.thread_id !== ctx.urlThreadId) {
       throw new SwitchboardError("invalid_argument", `thread_id ${command.thread_id} does not match the endpoint's thread ${ctx.urlThreadId}`);
     }
-    if (THREADLESS.has(command.method)) unsupported(command.method, "by this hub yet (review queues come with review routing)");
+    const threadless = await dispatchThreadless(command, ctx);
+    if (threadless) return threadless;
     if (threadId === undefined) throw new SwitchboardError("invalid_argument", `${command.method} needs a thread_id on this endpoint`);
     const thread = await ctx.services.runs.ensureThread(threadId, ctx.principal, CREATES_THREAD.has(command.method));
     const outcome = await dispatch(command, thread, ctx);
@@ -99,8 +111,52 @@ export async function handleCommand(command: ProtocolCommand, ctx: CommandContex
   } catch (error) {
     const e = toSwitchboardError(error);
     if (e.code === "unknown_error") ctx.services.logger.error(`${command.method} failed: ${e.message}`);
-    return { response: tag(errorResponse(command.id, e.code, e.message, e.details)) };
+    return { response: tag(errorReply(command.id, e)) };
   }
+}
+
+/** An error response; already_answered also carries `winner` and `answered_at` at the top level. */
+export function errorReply(id: number | null, e: SwitchboardError): ErrorResponse {
+  const response = errorResponse(id, e.code, e.message, e.details);
+  const winner = e.details?.["winner"];
+  const at = e.details?.["answered_at"];
+  if (e.code === "already_answered" && isActor(winner) && typeof at === "number") return { ...response, winner, answered_at: at };
+  return response;
+}
+
+function isActor(value: unknown): value is { sub: string; name: string } {
+  return typeof value === "object" && value !== null && "sub" in value && "name" in value && typeof value.sub === "string" && typeof value.name === "string";
+}
+
+/** Commands that address a queue, not a thread; undefined for the others. */
+async function dispatchThreadless(command: ProtocolCommand, ctx: CommandContext): Promise<CommandOutcome | undefined> {
+  switch (command.method) {
+    case "queue.subscribe": {
+      const host = ctx.host ?? unsupported(command.method, "over HTTP; use POST /queues/:queue/stream");
+      const { subscriptionId, snapshot, start } = await host.subscribeQueue(command.params.queue);
+      return { ...success(command, { subscription_id: subscriptionId, items: snapshot.filter((e) => e.method === "input.requested").length }), after: snapshot, afterSend: start };
+    }
+    case "queue.unsubscribe": {
+      const host = ctx.host ?? unsupported(command.method, "over HTTP");
+      if (!host.unsubscribeQueue(command.params.subscription_id)) {
+        throw new SwitchboardError("no_such_subscription", `no queue subscription ${command.params.subscription_id} on this connection`);
+      }
+      return success(command, {});
+    }
+    case "presence.update": {
+      const queue = command.params.queue;
+      if (queue === undefined) return undefined;
+      const host = ctx.host ?? unsupported(command.method, "over HTTP");
+      return presenceReply(command, host.updatePresence({ tenant: ctx.principal.tenant, kind: "queue", id: queue }, command.params.update));
+    }
+    default:
+      return undefined;
+  }
+}
+
+function presenceReply(command: ProtocolCommand, result: PresenceResult): CommandReply {
+  if (!result.ok) throw new SwitchboardError(result.code, result.message, { reason: result.reason });
+  return success(command, {});
 }
 
 const success = (command: ProtocolCommand, result: Record<string, unknown>, log?: ThreadLog): CommandReply => ({
@@ -118,6 +174,9 @@ async function dispatch(command: ProtocolCommand, thread: ThreadRecord, ctx: Com
       const cancelOnDisconnect = onDisconnectOf(command.params) === "cancel";
       if (cancelOnDisconnect && !ctx.host) unsupported('on_disconnect "cancel"', "over HTTP; it needs a socket");
       const request = { assistantId: command.params.assistant_id, input: command.params.input, strategy: strategyOf(command), checkpointId: forkOf(command.params.config) };
+      await applyResumePolicy(command.params, thread, ctx);
+      const answered = await answerByRunStart(request.input, request.checkpointId, thread, ctx);
+      if (answered) return success(command, answered, await runs.openLog(thread));
       const run = await runs.start(thread, request, ctx.principal);
       if (cancelOnDisconnect) ctx.host?.cancelOnDisconnect(thread, run.runId);
       return success(command, { run_id: run.runId }, await runs.openLog(thread));
@@ -128,10 +187,41 @@ async function dispatch(command: ProtocolCommand, thread: ThreadRecord, ctx: Com
     }
     case "input.respond": {
       const params = command.params;
-      if (params.update !== undefined || params.goto !== undefined) unsupported("input.respond with update/goto", "yet");
-      const answers: Answer[] = "responses" in params ? params.responses : [{ interrupt_id: params.interrupt_id, response: params.response }];
-      const run = await runs.respond(thread, answers, ctx.principal);
-      return success(command, { run_id: run.runId }, await runs.openLog(thread));
+      const answers = "responses" in params
+        ? params.responses.map((r) => ({ interruptId: r.interrupt_id, value: r.response }))
+        : [{ interruptId: params.interrupt_id, value: params.response }];
+      // Edits ride with the resume this answer (or a later one) triggers; registered
+      // first because an answer can trigger the resume before it returns.
+      const undo = params.update !== undefined || params.goto !== undefined ? runs.addResumeEdits(thread.threadId, params.update, params.goto) : undefined;
+      let outcome: Awaited<ReturnType<typeof ctx.services.reviews.answer>>;
+      try {
+        outcome = await ctx.services.reviews.answer(ctx.principal, answers, thread.threadId);
+      } catch (error) {
+        undo?.();
+        throw error;
+      }
+      const { items, runIds } = outcome;
+      const answeredAt = items[0]?.answer?.at;
+      const result = {
+        interrupt_ids: items.map((i) => i.interruptId),
+        ...(answeredAt === undefined ? {} : { answered_at: Date.parse(answeredAt) }),
+        resumed: runIds.length > 0,
+        ...(runIds[0] === undefined ? {} : { run_id: runIds[0] }),
+      };
+      return success(command, result, await runs.openLog(thread));
+    }
+    case "input.claim": {
+      const item = await ctx.services.reviews.claim(ctx.principal, command.params.interrupt_id, command.params.ttl_ms, thread.threadId);
+      const until = item.claim?.until;
+      return success(command, { interrupt_id: item.interruptId, expires_at: until === undefined ? 0 : Date.parse(until) });
+    }
+    case "input.release": {
+      const item = await ctx.services.reviews.release(ctx.principal, command.params.interrupt_id, thread.threadId);
+      return success(command, { interrupt_id: item.interruptId });
+    }
+    case "presence.update": {
+      const host = ctx.host ?? unsupported(command.method, "over HTTP");
+      return presenceReply(command, host.updatePresence({ tenant: ctx.principal.tenant, kind: "thread", id: thread.threadId }, command.params.update));
     }
     case "subscription.subscribe": {
       const host = ctx.host ?? unsupported(command.method, "over HTTP; open an event stream instead");
@@ -140,9 +230,9 @@ async function dispatch(command: ProtocolCommand, thread: ThreadRecord, ctx: Com
       const since = sinceOf(command.params);
       return {
         finish: () => {
-          const { subscriptionId, replay } = host.subscribe(log, filter, since);
+          const { subscriptionId, replay, presence } = host.subscribe(log, filter, since);
           const replayed = replay.kind === "events" ? replay.entries.length : 0;
-          return { ...success(command, { subscription_id: subscriptionId, replayed_events: replayed }, log), replay };
+          return { ...success(command, { subscription_id: subscriptionId, replayed_events: replayed }, log), replay, ...(presence ? { after: [presence] } : {}) };
         },
       };
     }
@@ -203,12 +293,11 @@ async function dispatch(command: ProtocolCommand, thread: ThreadRecord, ctx: Com
       return success(command, { run_id: run.runId, thread_id: thread.threadId }, await runs.openLog(thread));
     }
     case "input.inject":
-    case "input.claim":
-    case "input.release":
+      return unsupported(command.method, "by this hub yet");
     case "queue.subscribe":
     case "queue.unsubscribe":
-    case "presence.update":
-      return unsupported(command.method, "by this hub yet");
+      // Handled by dispatchThreadless before a thread is looked up.
+      return unsupported(command.method, "on a thread");
     default:
       return assertNever(command, "command");
   }
@@ -216,6 +305,29 @@ async function dispatch(command: ProtocolCommand, thread: ThreadRecord, ctx: Com
 
 function assistantGraph(thread: ThreadRecord, ctx: CommandContext) {
   return thread.assistantId === null ? undefined : ctx.services.assistants.get(thread.assistantId)?.graph;
+}
+
+/**
+ * `run.start` with input on an interrupted thread answers its questions: that
+ * goes through review routing like `input.respond` (same authorization, same
+ * first-answer-wins), never around it. Undefined when it is a plain start.
+ */
+async function answerByRunStart(input: unknown, checkpointId: string | undefined, thread: ThreadRecord, ctx: CommandContext): Promise<Record<string, unknown> | undefined> {
+  if (checkpointId !== undefined || input === null || input === undefined || ctx.services.runs.isBusy(thread.threadId)) return undefined;
+  const pending = await ctx.services.reviews.pendingOnThread(thread.tenant, thread.threadId);
+  if (pending.length === 0) return undefined;
+  const answers = answersFromRunInput(input, new Set(pending)).map((a) => ({ interruptId: a.interrupt_id, value: a.response }));
+  const { items, runIds } = await ctx.services.reviews.answer(ctx.principal, answers, thread.threadId);
+  return { interrupt_ids: items.map((i) => i.interruptId), resumed: runIds.length > 0, ...(runIds[0] === undefined ? {} : { run_id: runIds[0] }) };
+}
+
+/** Extension: `run.start { review_policy: "eager" | "batch" }` sets the thread's resume policy (kept in its metadata). */
+async function applyResumePolicy(params: object, thread: ThreadRecord, ctx: CommandContext): Promise<void> {
+  const value = RESUME_POLICY_KEY in params ? (params as Record<string, unknown>)[RESUME_POLICY_KEY] : undefined;
+  if (value === undefined) return;
+  const policy = resumePolicyOf(value) ?? unsupported(`${RESUME_POLICY_KEY} ${JSON.stringify(value)}`, 'here; use "batch" or "eager"');
+  await ctx.services.store.updateThread(thread.threadId, { metadata: { ...thread.metadata, [RESUME_POLICY_KEY]: policy } });
+  ctx.services.reviews.setPolicy(thread.threadId, policy);
 }
 
 const STRATEGIES: readonly MultitaskStrategy[] = ["reject", "enqueue", "interrupt", "rollback"];

@@ -4,12 +4,17 @@
  * lives on, rate-limits commands, processes them in order, and holds the
  * connection's subscriptions — one log attachment per thread, so an event is
  * sent at most once per connection however many filters it matches.
+ * Also its review-queue subscriptions (an event the thread already brought
+ * is not sent again) and its presence rooms (left on close).
  * Thread-bound (`/threads/:id/stream/events`) or multiplexed (`/ws`).
  */
 import { nanoid } from "nanoid";
 import type { Principal } from "../auth/index.ts";
+import type { PresenceResult } from "../presence/index.ts";
 import { decodeCommand, encodeResponse, errorResponse, errorResponseOf, matchesSubscription } from "../protocol/index.ts";
 import type { ErrorResponse, ProtocolEvent, SubscriptionFilter } from "../protocol/index.ts";
+import { activeClaim, claimedEvent, requestedEvent } from "../review/index.ts";
+import type { PresenceRoomRef } from "../reviewing/index.ts";
 import type { HubServices } from "../services.ts";
 import type { ThreadRecord } from "../store/index.ts";
 import type { LogEntry, LogSubscriber, ReplayResult, ThreadLog } from "../threads/index.ts";
@@ -79,12 +84,17 @@ export class Session implements SubscriptionHost {
   /** Commands of one connection are handled in arrival order. */
   #chain: Promise<void> = Promise.resolve();
   #closed = false;
+  /** This connection's id in presence rooms. */
+  readonly #id = nanoid(12);
+  /** Queue subscriptions: id -> queue name. */
+  #queues: Map<string, string> | undefined;
 
   constructor(options: SessionOptions) {
     this.#o = options;
-    const { limits, metrics } = options.services;
+    const { limits, metrics, presence } = options.services;
     this.#outbox = new Outbox(options.port, limits, metrics, () => this.close());
     this.#rate = new RateLimit(limits.commandsPerSecond, limits.commandBurst);
+    presence.connect(this.#id, (event) => this.#outbox.sendEvent(event));
   }
 
   /** One inbound frame, as `ws` delivers it. */
@@ -120,12 +130,68 @@ export class Session implements SubscriptionHost {
     });
   }
 
-  subscribe(log: ThreadLog, filter: SubscriptionFilter, since: number | undefined): { subscriptionId: string; replay: ReplayResult } {
+  subscribe(log: ThreadLog, filter: SubscriptionFilter, since: number | undefined): { subscriptionId: string; replay: ReplayResult; presence?: ProtocolEvent } {
     const replay = log.replay(filter, since);
+    const fresh = !this.#attachments?.has(log.threadId);
     const attachment = this.#attachmentFor(log);
     const subscriptionId = nanoid(12);
     this.#add(attachment, subscriptionId, filter);
-    return { subscriptionId, replay };
+    const presence = fresh ? this.#o.services.presence.join(this.#threadRoom(log.threadId), this.#id) : undefined;
+    return { subscriptionId, replay, ...(presence ? { presence } : {}) };
+  }
+
+  async subscribeQueue(queue: string): Promise<{ subscriptionId: string; snapshot: ProtocolEvent[]; start: () => void }> {
+    const { reviews, presence, metrics } = this.#o.services;
+    const principal = this.#o.principal;
+    // Live events wait until the snapshot is out, so they never precede it.
+    let held: ProtocolEvent[] | undefined = [];
+    const subscriptionId = reviews.queues.subscribe({
+      principal,
+      queue,
+      deliver: (event, item) => {
+        // A connection that follows the thread got this event from the thread's log. Not so
+        // input.requested: the queue's copy (named by `queue`) is what puts the item in the queue view.
+        if (event.method !== "input.requested" && this.#attachments?.get(item.threadId)?.wants(event)) return;
+        const copy: ProtocolEvent = { ...event, queue: item.routing.queue };
+        if (held) held.push(copy);
+        else this.#outbox.sendEvent(copy);
+      },
+    });
+    (this.#queues ??= new Map()).set(subscriptionId, queue);
+    metrics.subscriptions++;
+    const now = Date.now();
+    const items = await reviews.service.openItemsFor(principal, queue);
+    const snapshot: ProtocolEvent[] = items.flatMap((item) =>
+      [requestedEvent(item, now), ...(activeClaim(item, now) ? [claimedEvent(item, now)] : [])].map((e) => ({ ...e, queue: item.routing.queue })),
+    );
+    const room = presence.join({ tenant: principal.tenant, kind: "queue", id: queue }, this.#id);
+    if (room) snapshot.push(room);
+    const start = (): void => {
+      const events = held ?? [];
+      held = undefined;
+      if (!this.#closed) for (const event of events) this.#outbox.sendEvent(event);
+    };
+    return { subscriptionId, snapshot, start };
+  }
+
+  unsubscribeQueue(subscriptionId: string): boolean {
+    const queue = this.#queues?.get(subscriptionId);
+    if (queue === undefined) return false;
+    this.#queues?.delete(subscriptionId);
+    this.#o.services.reviews.queues.unsubscribe(subscriptionId);
+    this.#o.services.metrics.subscriptions--;
+    if (![...(this.#queues?.values() ?? [])].includes(queue)) {
+      this.#o.services.presence.leave({ tenant: this.#o.principal.tenant, kind: "queue", id: queue }, this.#id);
+    }
+    return true;
+  }
+
+  updatePresence(room: PresenceRoomRef, update: string): PresenceResult {
+    return this.#o.services.presence.update(room, this.#id, this.#o.principal, update);
+  }
+
+  #threadRoom(threadId: string): PresenceRoomRef {
+    return { tenant: this.#o.principal.tenant, kind: "thread", id: threadId };
   }
 
   restore(log: ThreadLog, subscriptionIds: readonly string[], since: number | undefined): { restored: string[]; replay: ReplayResult } {
@@ -165,6 +231,7 @@ export class Session implements SubscriptionHost {
     if (attachment.filters.size === 0) {
       attachment.log.detach(attachment);
       this.#attachments?.delete(threadId);
+      this.#o.services.presence.leave(this.#threadRoom(threadId), this.#id);
     }
     return true;
   }
@@ -173,8 +240,9 @@ export class Session implements SubscriptionHost {
     (this.#owned ??= []).push({ thread, runId });
   }
 
+  /** Thread and queue subscriptions (the idle timeout spares a socket that has any). */
   get subscriptionCount(): number {
-    let n = 0;
+    let n = this.#queues?.size ?? 0;
     for (const a of this.#attachments?.values() ?? []) n += a.filters.size;
     return n;
   }
@@ -188,6 +256,12 @@ export class Session implements SubscriptionHost {
       this.#o.services.metrics.subscriptions -= attachment.filters.size;
     }
     this.#attachments = undefined;
+    for (const id of this.#queues?.keys() ?? []) {
+      this.#o.services.reviews.queues.unsubscribe(id);
+      this.#o.services.metrics.subscriptions--;
+    }
+    this.#queues = undefined;
+    this.#o.services.presence.disconnect(this.#id);
     this.#outbox.dispose();
     for (const { thread, runId } of this.#owned ?? []) {
       // no_such_run: it already ended, nothing to cancel.
@@ -198,9 +272,10 @@ export class Session implements SubscriptionHost {
   #send(reply: CommandReply): void {
     this.#outbox.sendText(encodeResponse(reply.response));
     const replay = reply.replay;
-    if (replay === undefined) return;
-    if (replay.kind === "resync") this.#outbox.sendEvent(replay.event);
-    else for (const entry of replay.entries) this.#outbox.sendEntry(entry);
+    if (replay?.kind === "resync") this.#outbox.sendEvent(replay.event);
+    else for (const entry of replay?.entries ?? []) this.#outbox.sendEntry(entry);
+    for (const event of reply.after ?? []) this.#outbox.sendEvent(event);
+    reply.afterSend?.();
   }
 
   #reject(response: ErrorResponse): void {

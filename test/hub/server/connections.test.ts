@@ -36,7 +36,7 @@ describe("connections", () => {
   });
 
   it("drops a peer that stops answering pings; others stay", async () => {
-    const hub = await testHub({ limits: { heartbeatMs: 25 } });
+    const hub = await testHub({ limits: { heartbeatMs: 50 } });
     const url = wsUrl(hub, "/threads/t-ping/stream/events");
     const healthy = await TestSocket.open(url);
     const silent = new WebSocket(url, { autoPong: false });
@@ -49,7 +49,7 @@ describe("connections", () => {
   });
 
   it("closes a socket that subscribes to nothing and sends nothing (4408); subscribers stay", async () => {
-    const hub = await testHub({ limits: { heartbeatMs: 20, idleTimeoutMs: 60 } });
+    const hub = await testHub({ limits: { heartbeatMs: 50, idleTimeoutMs: 100 } });
     const url = wsUrl(hub, "/threads/t-idle/stream/events");
     const watching = await TestSocket.open(url);
     await watching.subscribe({ channels: ["lifecycle"] });

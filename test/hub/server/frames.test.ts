@@ -69,7 +69,8 @@ describe("multiplexed /ws", () => {
     const socket = await TestSocket.open(wsUrl(hub, "/ws"));
     const noThread = await socket.request("state.get", { namespace: [] });
     expect(noThread).toMatchObject({ type: "error", error: "invalid_argument" });
-    expect(await socket.request("queue.subscribe", { queue: "legal" })).toMatchObject({ type: "error", error: "not_supported" });
+    // Queue commands need no thread_id.
+    expect(await socket.request("queue.subscribe", { queue: "legal" })).toMatchObject({ type: "success", result: { subscription_id: expect.any(String), items: 0 } });
 
     for (const thread of ["mux-a", "mux-b"]) {
       const sub = await socket.request("subscription.subscribe", { channels: ["lifecycle", "input"] }, { thread_id: thread });

@@ -13,6 +13,24 @@ async function openThread(hub: { url: string }, threadId: string): Promise<TestS
 }
 
 describe("runs", () => {
+  it("input.respond with update edits the state as the resumed step completes; a bad key fails nothing else", async () => {
+    const hub = await testHub();
+    const socket = await openThread(hub, "t-edit");
+    await socket.request("run.start", { assistant_id: "review", input: { topic: "hubs" } });
+    await socket.waitForEvent(isRootLifecycle("interrupted"));
+    const [interruptId] = interruptIdsOf(socket.events);
+    const respond = await socket.request("input.respond", {
+      namespace: [],
+      interrupt_id: interruptId,
+      response: "approve",
+      update: { draft: "an edited draft" },
+    });
+    expect(respond).toMatchObject({ type: "success", result: { interrupt_ids: [interruptId], resumed: true } });
+    await socket.waitForEvent(isRootLifecycle("completed"));
+    const state = await socket.request("state.get", { namespace: [] });
+    expect(state).toMatchObject({ type: "success", result: { values: { draft: "an edited draft", decision: "approve", finalize_calls: 1 } } });
+  });
+
   it("review: streams the draft, asks, resumes once with the answer", async () => {
     const hub = await testHub();
     const socket = await openThread(hub, "t-review");
@@ -45,10 +63,10 @@ describe("runs", () => {
     expect(again).toMatchObject({ type: "error", error: "already_answered" });
   });
 
-  it("parallel-review: three questions, answered as a batch, then joined", async () => {
+  it("parallel-review (eager policy): three questions, one answered alone, then a batch, then joined", async () => {
     const hub = await testHub();
     const socket = await openThread(hub, "t-par");
-    await socket.request("run.start", { assistant_id: "parallel-review", input: {} });
+    await socket.request("run.start", { assistant_id: "parallel-review", input: {}, review_policy: "eager" });
     await socket.waitForEvent(isRootLifecycle("interrupted"));
     const asked = socket.events.filter((e) => e.method === "input.requested");
     expect(asked.map((e) => e.method === "input.requested" && e.params.data.payload).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([

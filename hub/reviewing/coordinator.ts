@@ -1,0 +1,310 @@
+/**
+ * The hub's review wiring: every `input.requested` a run publishes becomes a
+ * review item; answers, claims and releases go through the ReviewService
+ * (first authorized answer wins, in the store); the resume batches it hands
+ * out are run through the RunManager — each exactly once. Review events are
+ * published to the thread's log (thread subscribers) and to queue
+ * subscribers. One timer drives claim and item expiry.
+ */
+import type { Principal } from "../auth/index.ts";
+import type { Logger } from "../config.ts";
+import { SwitchboardError, assertNever, type ProtocolEvent } from "../protocol/index.ts";
+import { PENDING_STATUSES, ReviewService, type AnswerInput, type Refusal, type ResumeBatch, type ResumePolicy, type ReviewEvent, type ReviewItem, type ReviewStore, type RoutingHook } from "../review/index.ts";
+import type { ExecutionResult, RunInfo, RunManager, RunObserver } from "../runs/index.ts";
+import type { HubStore } from "../store/index.ts";
+import type { LogEntry, ThreadLogs } from "../threads/index.ts";
+import { QueueFanout } from "./queues.ts";
+
+/** Hub configuration of review routing (`HubConfig.review`). */
+export interface ReviewConfig {
+  /** Queue of items whose payload names none (default "default"). */
+  defaultQueue?: string;
+  /** Routing for graphs you don't control; the payload's `review` field still wins. */
+  routingHook?: RoutingHook;
+  /** Default deadline of every item (ms or "30m"); none when omitted. */
+  expiresIn?: number | string;
+  /** Roles that may answer over another's claim (default ["review-admin"]; `admin` always may). */
+  overrideRoles?: readonly string[];
+  /** Lease of `input.claim` without `ttl_ms` (default 5 min). */
+  claimTtlMs?: number;
+  /** Epoch ms; tests inject one and call `tick()`. */
+  clock?: () => number;
+}
+
+/** Thread metadata key (and `run.start` param) of the resume policy: "batch" (default) or "eager". */
+export const RESUME_POLICY_KEY = "review_policy";
+
+export function resumePolicyOf(value: unknown): ResumePolicy | undefined {
+  return value === "eager" || value === "batch" ? value : undefined;
+}
+
+export interface AnswerOutcome {
+  /** The accepted items, in input order. */
+  items: ReviewItem[];
+  /** Resume runs started (or queued) by these answers. */
+  runIds: string[];
+}
+
+interface CoordinatorOptions {
+  reviewStore: ReviewStore;
+  hubStore: HubStore;
+  runs: RunManager;
+  logs: ThreadLogs;
+  logger: Logger;
+  config: ReviewConfig;
+  /** Open dev mode: every request is the same principal, who may approve their own runs. */
+  openMode: boolean;
+}
+
+export class ReviewCoordinator implements RunObserver {
+  readonly service: ReviewService;
+  readonly queues = new QueueFanout();
+  readonly #o: CoordinatorOptions;
+  readonly #clock: () => number;
+  readonly #registering = new Set<Promise<void>>();
+  readonly #policies = new Map<string, ResumePolicy>();
+  #timer: NodeJS.Timeout | undefined;
+  #timerAt: number | undefined;
+  #closed = false;
+
+  constructor(options: CoordinatorOptions) {
+    this.#o = options;
+    const { config } = options;
+    this.#clock = config.clock ?? Date.now;
+    const userHook = config.routingHook;
+    const hook: RoutingHook | undefined = options.openMode
+      ? (ctx) => ({ allowSelfApproval: true, ...userHook?.(ctx) })
+      : userHook;
+    this.service = new ReviewService({
+      store: options.reviewStore,
+      routing: {
+        queue: config.defaultQueue ?? "default",
+        ...(hook ? { hook } : {}),
+        ...(config.expiresIn === undefined ? {} : { expiresIn: config.expiresIn }),
+        ...(config.overrideRoles ? { overrideRoles: config.overrideRoles } : {}),
+      },
+      clock: this.#clock,
+      onEvent: (event) => this.#onEvent(event),
+      resumePolicy: (threadId) => this.#policies.get(threadId) ?? "batch",
+      ...(config.claimTtlMs === undefined ? {} : { claimTtlMs: config.claimTtlMs }),
+      logger: options.logger,
+    });
+  }
+
+  /** Remembers a thread's policy (from `run.start`'s `review_policy` or thread metadata). */
+  setPolicy(threadId: string, policy: ResumePolicy): void {
+    this.#policies.set(threadId, policy);
+  }
+
+  // --- RunObserver -------------------------------------------------------
+
+  published(run: RunInfo, entries: readonly LogEntry[]): void {
+    for (const { event } of entries) {
+      if (event.method !== "input.requested") continue;
+      const task = this.#register(run, event).catch((error: unknown) => this.#o.logger.error(`review item for ${event.params.data.interrupt_id}: ${String(error)}`));
+      this.#registering.add(task);
+      void task.finally(() => this.#registering.delete(task));
+    }
+  }
+
+  async ended(run: RunInfo, result: ExecutionResult): Promise<void> {
+    await this.settled();
+    // Items the checkpoint no longer waits on (run completed, failed, cancelled, rolled back) are void.
+    const open = await this.#o.reviewStore.listItems({ tenant: run.tenant, threadId: run.threadId, status: PENDING_STATUSES });
+    const staleRuns = new Set(open.filter((item) => !result.pending.has(item.interruptId)).map((item) => item.runId));
+    for (const runId of staleRuns) await this.service.cancelForRun(runId, `run ${result.outcome.status}`);
+    this.#schedule();
+  }
+
+  /** Resolves when every item raised so far is stored (an answer may follow its event closely). */
+  async settled(): Promise<void> {
+    while (this.#registering.size > 0) await Promise.all([...this.#registering]);
+  }
+
+  async #register(run: RunInfo, event: Extract<ProtocolEvent, { method: "input.requested" }>): Promise<void> {
+    if (!this.#policies.has(run.threadId)) {
+      const thread = await this.#o.hubStore.getThread(run.threadId, run.tenant);
+      const policy = resumePolicyOf(thread?.metadata[RESUME_POLICY_KEY]);
+      if (policy) this.#policies.set(run.threadId, policy);
+    }
+    await this.service.onInterruptRequested({
+      interruptId: event.params.data.interrupt_id,
+      threadId: run.threadId,
+      runId: run.runId,
+      tenant: run.tenant,
+      namespace: [...event.params.namespace],
+      node: event.params.node ?? null,
+      payload: event.params.data.payload,
+      startedBy: run.startedBy,
+    });
+    this.#schedule();
+  }
+
+  // --- Commands ----------------------------------------------------------
+
+  /**
+   * Answers (one or a batch). `threadId`: the command's thread; items of
+   * other threads are unknown there. Throws the first refusal as a
+   * SwitchboardError; accepted answers in the same batch stand.
+   */
+  async answer(principal: Principal, answers: readonly AnswerInput[], threadId: string | undefined): Promise<AnswerOutcome> {
+    await this.settled();
+    for (const { interruptId } of answers) await this.#assertKnown(principal, interruptId, threadId);
+    const { results, resumes } = await this.service.answerBatch(principal, answers);
+    const runIds = await this.#runResumes(resumes);
+    this.#schedule();
+    const items = results.flatMap((r) => (r.result.ok ? [r.result.item] : []));
+    const refused = results.find((r) => !r.result.ok);
+    if (refused && !refused.result.ok) {
+      const error = refusalError(refused.result, refused.interruptId);
+      if (items.length === 0) throw error;
+      // A batch is decided answer by answer: say which of its answers were accepted.
+      throw new SwitchboardError(error.code, error.message, { ...error.details, accepted: items.map((i) => i.interruptId) });
+    }
+    return { items, runIds };
+  }
+
+  /** Ids of the thread's items still waiting for an answer. */
+  async pendingOnThread(tenant: string, threadId: string): Promise<string[]> {
+    await this.settled();
+    return (await this.#o.reviewStore.listItems({ tenant, threadId, status: PENDING_STATUSES })).map((i) => i.interruptId);
+  }
+
+  async claim(principal: Principal, interruptId: string, ttlMs: number | undefined, threadId: string | undefined): Promise<ReviewItem> {
+    await this.settled();
+    await this.#assertKnown(principal, interruptId, threadId);
+    const result = await this.service.claim(principal, interruptId, ttlMs);
+    if (!result.ok) throw refusalError(result, interruptId);
+    this.#schedule();
+    return result.item;
+  }
+
+  async release(principal: Principal, interruptId: string, threadId: string | undefined): Promise<ReviewItem> {
+    await this.settled();
+    await this.#assertKnown(principal, interruptId, threadId);
+    const result = await this.service.release(principal, interruptId);
+    if (!result.ok) throw refusalError(result, interruptId);
+    this.#schedule();
+    return result.item;
+  }
+
+  /** Expires due items and lapsed claims, resumes what that makes due, re-arms the timer. */
+  async tick(): Promise<void> {
+    const { resumes } = await this.service.tick(this.#clock());
+    await this.#runResumes(resumes);
+    this.#schedule();
+  }
+
+  /** Arms the expiry timer for items a previous process stored (SQLite). */
+  start(): void {
+    this.#schedule();
+  }
+
+  close(): void {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Whether the expiry timer is armed (tests check it is gone after close). */
+  get timerArmed(): boolean {
+    return this.#timer !== undefined;
+  }
+
+  /** Unknown ids get the thread-level codes the protocol always used. */
+  async #assertKnown(principal: Principal, interruptId: string, threadId: string | undefined): Promise<void> {
+    const item = await this.#o.reviewStore.getItem(interruptId);
+    // Without a thread (REST), the service refuses another tenant's item with permission_denied.
+    if (item !== undefined && (threadId === undefined || (item.tenant === principal.tenant && item.threadId === threadId))) return;
+    if (threadId === undefined) throw new SwitchboardError("no_such_interrupt", `no review item for interrupt ${interruptId}`);
+    const pending = await this.#o.reviewStore.listItems({ tenant: principal.tenant, threadId, status: PENDING_STATUSES });
+    if (pending.length === 0) throw new SwitchboardError("nothing_pending", "the thread has no pending interrupt to answer");
+    throw new SwitchboardError("no_such_interrupt", `interrupt ${interruptId} is not pending on this thread`, { pending: pending.map((i) => i.interruptId) });
+  }
+
+  async #runResumes(batches: readonly ResumeBatch[]): Promise<string[]> {
+    const runIds: string[] = [];
+    for (const batch of batches) {
+      const runId = await this.#resume(batch).catch((error: unknown) => {
+        this.#o.logger.error(`resuming run ${batch.runId} of thread ${batch.threadId}: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      });
+      if (runId !== undefined) runIds.push(runId);
+    }
+    return runIds;
+  }
+
+  async #resume(batch: ResumeBatch): Promise<string | undefined> {
+    const ids = Object.keys(batch.answers);
+    const [first] = ids;
+    if (first === undefined) return undefined;
+    const thread = await this.#o.hubStore.getThread(batch.threadId, batch.tenant);
+    const item = await this.#o.reviewStore.getItem(first);
+    if (!thread || !item) throw new Error(`thread ${batch.threadId} or item ${first} is gone`);
+    // The resume runs on behalf of the run's starter, so self-approval rules keep applying to its next questions.
+    const starter: Principal = { sub: item.startedBy, name: item.startedBy, tenant: batch.tenant, roles: [] };
+    const answers = ids.map((id) => ({ interrupt_id: id, response: batch.answers[id] }));
+    const run = await this.#o.runs.resumeReviewed(thread, answers, starter);
+    return run.runId;
+  }
+
+  #onEvent({ item, audience, event }: ReviewEvent): void {
+    let sent: ProtocolEvent = event;
+    if (audience === "all") {
+      // The thread's subscribers get it through the log (with the thread's next seq).
+      const [entry] = this.#o.logs.get(item.threadId)?.publish([event]) ?? [];
+      if (entry) sent = entry.event;
+    }
+    this.queues.deliver(item, sent);
+  }
+
+  #schedule(): void {
+    if (this.#closed) return;
+    this.service
+      .nextDeadline()
+      .then((at) => {
+        if (this.#closed) return;
+        if (at === null) {
+          if (this.#timer) clearTimeout(this.#timer);
+          this.#timer = undefined;
+          this.#timerAt = undefined;
+          return;
+        }
+        if (this.#timer && this.#timerAt === at) return;
+        if (this.#timer) clearTimeout(this.#timer);
+        this.#timerAt = at;
+        const delay = Math.min(Math.max(0, at - this.#clock()), 2 ** 31 - 1);
+        this.#timer = setTimeout(() => {
+          this.#timer = undefined;
+          this.#timerAt = undefined;
+          this.tick().catch((error: unknown) => this.#o.logger.error(`review tick: ${String(error)}`));
+        }, delay);
+        this.#timer.unref();
+      })
+      .catch((error: unknown) => this.#o.logger.error(`review deadline: ${String(error)}`));
+  }
+}
+
+/** A refusal as a wire error; already_answered names the winner and time. */
+export function refusalError(refusal: Refusal, interruptId: string): SwitchboardError {
+  switch (refusal.code) {
+    case "already_answered":
+      return new SwitchboardError("already_answered", refusal.message, {
+        interrupt_id: interruptId,
+        winner: { ...refusal.winner },
+        answered_by: { ...refusal.winner },
+        answered_at: Date.parse(refusal.answeredAt),
+      });
+    case "claim_held":
+      return new SwitchboardError("claim_held", refusal.message, { interrupt_id: interruptId, claimed_by: { ...refusal.claimedBy }, expires_at: Date.parse(refusal.until) });
+    case "unknown_interrupt":
+      return new SwitchboardError("no_such_interrupt", refusal.message, { interrupt_id: interruptId });
+    case "permission_denied":
+    case "interrupt_expired":
+    case "interrupt_cancelled":
+    case "invalid_argument":
+      return new SwitchboardError(refusal.code, refusal.message, { interrupt_id: interruptId });
+    default:
+      return assertNever(refusal, "review refusal");
+  }
+}

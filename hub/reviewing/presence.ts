@@ -1,0 +1,83 @@
+/**
+ * Presence on sockets: a PresenceHub whose relay frames become `presence`
+ * events on the member connections. Rooms are a thread or a review queue of
+ * one tenant; a connection joins a thread's room when it subscribes to the
+ * thread and a queue's room on `queue.subscribe`, and leaves all on close.
+ */
+import type { Principal } from "../auth/index.ts";
+import { PresenceHub, presenceRoomKey, type PresenceCounts, type PresenceResult, type RoomKind } from "../presence/index.ts";
+import type { PresenceClock } from "../presence/index.ts";
+import type { ProtocolEvent } from "../protocol/index.ts";
+
+export interface PresenceRoomRef {
+  tenant: string;
+  kind: RoomKind;
+  /** Thread id or queue name. */
+  id: string;
+}
+
+type Send = (event: ProtocolEvent) => void;
+
+function presenceEvent(room: PresenceRoomRef, update: string, now: number): ProtocolEvent {
+  const data = room.kind === "queue" ? { update, queue: room.id } : { update };
+  return {
+    type: "event",
+    ...(room.kind === "thread" ? { thread_id: room.id } : {}),
+    method: "presence",
+    params: { namespace: [], timestamp: now, data },
+  };
+}
+
+export class PresenceRelay {
+  readonly #hub: PresenceHub;
+  readonly #connections = new Map<string, Send>();
+  readonly #rooms = new Map<string, PresenceRoomRef>();
+
+  constructor(options: { clock?: PresenceClock; onError?: (error: unknown, context: string) => void } = {}) {
+    this.#hub = new PresenceHub({
+      ...options,
+      broadcast: (roomKey, connectionIds, update) => {
+        const room = this.#rooms.get(roomKey);
+        if (!room) return;
+        const event = presenceEvent(room, update, Date.now());
+        for (const id of connectionIds) this.#connections.get(id)?.(event);
+      },
+    });
+  }
+
+  connect(connectionId: string, send: Send): void {
+    this.#connections.set(connectionId, send);
+  }
+
+  /** The connection closed: its states are removed (and the removal relayed). */
+  disconnect(connectionId: string): void {
+    this.#hub.leaveAll(connectionId);
+    this.#connections.delete(connectionId);
+  }
+
+  /** Joins; returns the room's current states as a `presence` event, if any. */
+  join(room: PresenceRoomRef, connectionId: string): ProtocolEvent | undefined {
+    const key = presenceRoomKey(room.tenant, room.kind, room.id);
+    this.#rooms.set(key, room);
+    const snapshot = this.#hub.join(key, connectionId);
+    return snapshot === undefined ? undefined : presenceEvent(room, snapshot, Date.now());
+  }
+
+  leave(room: PresenceRoomRef, connectionId: string): void {
+    this.#hub.leave(presenceRoomKey(room.tenant, room.kind, room.id), connectionId);
+  }
+
+  update(room: PresenceRoomRef, connectionId: string, principal: Principal, update: string): PresenceResult {
+    return this.#hub.applyUpdate(presenceRoomKey(room.tenant, room.kind, room.id), connectionId, principal, update);
+  }
+
+  counts(): PresenceCounts {
+    return this.#hub.counts();
+  }
+
+  dispose(): void {
+    this.#hub.dispose();
+    this.#connections.clear();
+    this.#rooms.clear();
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * REST and SSE for review items and queues: `GET /reviews/:interrupt_id`
+ * (with audit), `POST /reviews/:interrupt_id/answer`, `GET /queues/:queue/items`,
+ * `POST /queues/:queue/stream` (snapshot of open items, then live review
+ * events, as SSE). Authorization is the review service's, per item.
+ */
+import type { Hono } from "hono";
+import type { Principal } from "../auth/index.ts";
+import { SwitchboardError, encodeEvent, httpStatusOf, type ProtocolEvent } from "../protocol/index.ts";
+import { activeClaim, claimedEvent, requestedEvent } from "../review/index.ts";
+import { auditJson, refusalError, reviewItemJson } from "../reviewing/index.ts";
+import { toSwitchboardError } from "../runs/index.ts";
+import type { HubServices } from "../services.ts";
+import { errorReply } from "../transports/commands.ts";
+import type { AppHooks } from "./app.ts";
+
+type Env = { Variables: { principal: Principal } };
+
+const encoder = new TextEncoder();
+
+/** A JSON error with the error response's fields (already_answered names `winner` and `answered_at`). */
+export function failJson(error: unknown): Response {
+  const e = toSwitchboardError(error);
+  const { type: _type, id: _id, ...body } = errorReply(null, e);
+  return new Response(JSON.stringify(body), { status: httpStatusOf(e.code), headers: { "content-type": "application/json" } });
+}
+
+export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServices, hooks: AppHooks): void {
+  const { reviews } = services;
+
+  app.get("/reviews/:interrupt_id", async (c) => {
+    try {
+      const id = c.req.param("interrupt_id");
+      await reviews.settled();
+      const found = await reviews.service.review(c.get("principal"), id);
+      if (!found.ok) throw refusalError(found, id);
+      return c.json({ ...reviewItemJson(found.item), audit: found.audit.map(auditJson) });
+    } catch (error) {
+      return failJson(error);
+    }
+  });
+
+  app.post("/reviews/:interrupt_id/answer", async (c) => {
+    try {
+      const id = c.req.param("interrupt_id");
+      const body: unknown = await c.req.json().catch(() => undefined);
+      if (typeof body !== "object" || body === null || !("response" in body)) throw new SwitchboardError("invalid_argument", 'the body must be { "response": <answer> }');
+      const { items, runIds } = await reviews.answer(c.get("principal"), [{ interruptId: id, value: body.response }], undefined);
+      const item = items[0];
+      return c.json({
+        interrupt_id: id,
+        ...(item?.answer ? { answered_by: item.answer.by, answered_at: Date.parse(item.answer.at) } : {}),
+        resumed: runIds.length > 0,
+        ...(runIds[0] === undefined ? {} : { run_id: runIds[0] }),
+      });
+    } catch (error) {
+      return failJson(error);
+    }
+  });
+
+  app.get("/queues/:queue/items", async (c) => {
+    try {
+      const status = c.req.query("status") ?? "open";
+      if (status !== "open") throw new SwitchboardError("invalid_argument", 'status must be "open" (open and claimed items you may answer)');
+      const items = await reviews.service.openItemsFor(c.get("principal"), c.req.param("queue"));
+      return c.json({ queue: c.req.param("queue"), items: items.map(reviewItemJson) });
+    } catch (error) {
+      return failJson(error);
+    }
+  });
+
+  app.post("/queues/:queue/stream", async (c) => {
+    try {
+      const principal = c.get("principal");
+      const queue = c.req.param("queue");
+      const signal = c.req.raw.signal;
+      const { metrics, limits } = services;
+      let controllerRef: ReadableStreamDefaultController<Uint8Array> | undefined;
+      let held: ProtocolEvent[] | undefined = [];
+      let ended = false;
+      let heartbeat: NodeJS.Timeout | undefined;
+      const write = (event: ProtocolEvent): void => {
+        if (ended || !controllerRef) return;
+        controllerRef.enqueue(encoder.encode(`event: ${event.method}\nid: ${event.event_id ?? ""}\ndata: ${encodeEvent(event)}\n\n`));
+        metrics.deliveries++;
+      };
+      const listenerId = reviews.queues.subscribe({
+        principal,
+        queue,
+        deliver: (event) => {
+          const copy: ProtocolEvent = { ...event, queue };
+          if (held) held.push(copy);
+          else write(copy);
+        },
+      });
+      metrics.sseStreams++;
+      metrics.subscriptions++;
+      let untrack = (): void => {};
+      const cleanup = (): void => {
+        if (ended) return;
+        ended = true;
+        clearInterval(heartbeat);
+        reviews.queues.unsubscribe(listenerId);
+        signal.removeEventListener("abort", end);
+        metrics.sseStreams--;
+        metrics.subscriptions--;
+        untrack();
+      };
+      function end(): void {
+        const controller = controllerRef;
+        cleanup();
+        try {
+          controller?.close();
+        } catch {
+          // already closed
+        }
+      }
+      untrack = hooks.trackStream(end);
+      const now = Date.now();
+      const items = await reviews.service.openItemsFor(principal, queue);
+      const snapshot = items.flatMap((item) => [requestedEvent(item, now), ...(activeClaim(item, now) ? [claimedEvent(item, now)] : [])].map((e) => ({ ...e, queue })));
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controllerRef = controller;
+          controller.enqueue(encoder.encode(": heartbeat\n\n"));
+          for (const event of [...snapshot, ...(held ?? [])]) write(event);
+          held = undefined;
+          heartbeat = setInterval(() => controllerRef?.enqueue(encoder.encode(": heartbeat\n\n")), limits.sseHeartbeatMs);
+          if (signal.aborted) end();
+          else signal.addEventListener("abort", end, { once: true });
+        },
+        cancel() {
+          cleanup();
+        },
+      });
+      return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" } });
+    } catch (error) {
+      return failJson(error);
+    }
+  });
+}
