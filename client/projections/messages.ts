@@ -1,0 +1,279 @@
+/**
+ * Messages projection: assembles `messages` events (the content-block
+ * lifecycle) into messages, one per (namespace, node, message id), with text,
+ * reasoning and tool calls (arguments parsed as they stream). Pure: a
+ * function of (messages, event) that returns new objects for what changed.
+ */
+import type { ContentBlockDelta, EventOf, MessageMetadata, Namespace, UsageInfo } from "../../hub/protocol/index.ts";
+
+export type BlockView =
+  | { kind: "text"; index: number; done: boolean; text: string }
+  | { kind: "reasoning"; index: number; done: boolean; reasoning: string }
+  | {
+      kind: "tool_call";
+      index: number;
+      done: boolean;
+      id: string | null;
+      name: string | null;
+      /** The argument text received so far. */
+      argsText: string;
+      /** Parsed arguments: final after finish; while streaming, the last prefix that parsed. */
+      args: Record<string, unknown> | undefined;
+      /** Set when the call finished as `invalid_tool_call`. */
+      error?: string;
+    }
+  | { kind: "other"; index: number; done: boolean; content: Record<string, unknown> };
+
+export interface ToolCallView {
+  id: string | null;
+  name: string | null;
+  args: Record<string, unknown> | undefined;
+  argsText: string;
+  done: boolean;
+  error?: string;
+}
+
+export type MessageStatus = "streaming" | "finished" | "error";
+
+export interface MessageView {
+  /** Unique within a thread: namespace, node and message id. */
+  key: string;
+  id: string;
+  namespace: Namespace;
+  node: string | undefined;
+  role: string;
+  status: MessageStatus;
+  blocks: readonly BlockView[];
+  /** Text blocks joined. */
+  text: string;
+  reasoning: string;
+  toolCalls: readonly ToolCallView[];
+  metadata?: MessageMetadata;
+  finishReason?: string;
+  usage?: UsageInfo;
+  error?: { message: string; code?: string };
+  /** The run (of the hub) that produced it, from the event envelope. */
+  run_id?: string;
+}
+
+type MessagesEvent = EventOf<"messages">;
+
+export const namespaceKey = (ns: readonly string[]): string => ns.join("\u0000");
+
+const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** JSON.parse of an object, or undefined (a partial argument string does not parse). */
+export function parseArgs(text: string): Record<string, unknown> | undefined {
+  if (text.trim() === "") return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A block view from a (start, block-delta or finish) content record. */
+export function blockOf(index: number, content: Record<string, unknown>, done: boolean, previous?: BlockView): BlockView {
+  switch (content["type"]) {
+    case "text":
+      return { kind: "text", index, done, text: str(content["text"]) ?? "" };
+    case "reasoning":
+      return { kind: "reasoning", index, done, reasoning: str(content["reasoning"]) ?? "" };
+    case "tool_call_chunk": {
+      const argsText = str(content["args"]) ?? "";
+      const prev = previous?.kind === "tool_call" ? previous.args : undefined;
+      // Nothing to parse yet is "no args yet", not `{}`.
+      const args = argsText.trim() === "" ? prev : (parseArgs(argsText) ?? prev);
+      return { kind: "tool_call", index, done, id: str(content["id"]) ?? null, name: str(content["name"]) ?? null, argsText, args };
+    }
+    case "tool_call": {
+      const args = isRecord(content["args"]) ? content["args"] : {};
+      return { kind: "tool_call", index, done, id: str(content["id"]) ?? null, name: str(content["name"]) ?? null, argsText: JSON.stringify(args), args };
+    }
+    case "invalid_tool_call":
+      return {
+        kind: "tool_call",
+        index,
+        done,
+        id: str(content["id"]) ?? null,
+        name: str(content["name"]) ?? null,
+        argsText: str(content["args"]) ?? "",
+        args: undefined,
+        error: str(content["error"]) ?? "invalid tool call",
+      };
+    default:
+      return { kind: "other", index, done, content };
+  }
+}
+
+/** Applies one delta; unknown delta types are ignored, as the spec requires. */
+export function applyDelta(block: BlockView, delta: ContentBlockDelta): BlockView {
+  const d: Record<string, unknown> = { ...delta };
+  switch (d["type"]) {
+    case "text-delta":
+      return block.kind === "text" ? { ...block, text: block.text + (str(d["text"]) ?? "") } : block;
+    case "reasoning-delta":
+      return block.kind === "reasoning" ? { ...block, reasoning: block.reasoning + (str(d["reasoning"]) ?? "") } : block;
+    case "tool-call-delta": {
+      if (block.kind !== "tool_call") return block;
+      const argsText = block.argsText + (str(d["args"]) ?? "");
+      return { ...block, argsText, args: parseArgs(argsText) ?? block.args };
+    }
+    case "block-delta": {
+      const fields = isRecord(d["fields"]) ? d["fields"] : {};
+      return blockOf(block.index, { ...contentOf(block), ...fields }, block.done, block);
+    }
+    case "data-delta": {
+      if (block.kind !== "other") return block;
+      const base64 = (str(block.content["base64"]) ?? "") + (str(d["data"]) ?? "");
+      return { ...block, content: { ...block.content, base64 } };
+    }
+    default:
+      return block;
+  }
+}
+
+/** The content record a block view stands for (what a block-delta merges onto). */
+function contentOf(block: BlockView): Record<string, unknown> {
+  switch (block.kind) {
+    case "text":
+      return { type: "text", text: block.text };
+    case "reasoning":
+      return { type: "reasoning", reasoning: block.reasoning };
+    case "tool_call":
+      return { type: "tool_call_chunk", id: block.id, name: block.name, args: block.argsText };
+    case "other":
+      return block.content;
+  }
+}
+
+function withDerived(message: MessageView, blocks: readonly BlockView[]): MessageView {
+  const sorted = [...blocks].sort((a, b) => a.index - b.index);
+  let text = "";
+  let reasoning = "";
+  const toolCalls: ToolCallView[] = [];
+  for (const b of sorted) {
+    if (b.kind === "text") text += b.text;
+    else if (b.kind === "reasoning") reasoning += b.reasoning;
+    else if (b.kind === "tool_call") {
+      toolCalls.push({ id: b.id, name: b.name, args: b.args, argsText: b.argsText, done: b.done, ...(b.error === undefined ? {} : { error: b.error }) });
+    }
+  }
+  return { ...message, blocks: sorted, text, reasoning, toolCalls };
+}
+
+function messageIdOf(event: MessagesEvent): string | undefined {
+  const data: Record<string, unknown> = { ...event.params.data };
+  return str(data["run_id"]) ?? (data["event"] === "message-start" ? str(data["id"]) : undefined);
+}
+
+function keyOf(event: MessagesEvent, id: string): string {
+  return `${namespaceKey(event.params.namespace)}|${event.params.node ?? ""}|${id}`;
+}
+
+/** The message an event belongs to: by id, else (spec producers) the open one of its namespace and node. */
+function findIndex(messages: readonly MessageView[], event: MessagesEvent): number {
+  const id = messageIdOf(event);
+  if (id !== undefined) {
+    const key = keyOf(event, id);
+    for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.key === key) return i;
+    return -1;
+  }
+  const ns = namespaceKey(event.params.namespace);
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m && m.status === "streaming" && namespaceKey(m.namespace) === ns && m.node === event.params.node) return i;
+  }
+  return -1;
+}
+
+function newMessage(event: MessagesEvent, id: string, role: string, metadata: MessageMetadata | undefined): MessageView {
+  return {
+    key: keyOf(event, id),
+    id,
+    namespace: event.params.namespace,
+    node: event.params.node,
+    role,
+    status: "streaming",
+    blocks: [],
+    text: "",
+    reasoning: "",
+    toolCalls: [],
+    ...(metadata === undefined ? {} : { metadata }),
+    ...(event.run_id === undefined ? {} : { run_id: event.run_id }),
+  };
+}
+
+function replaceAt(messages: readonly MessageView[], index: number, message: MessageView): MessageView[] {
+  const next = [...messages];
+  next[index] = message;
+  return next;
+}
+
+function updateBlock(blocks: readonly BlockView[], index: number, update: (block: BlockView | undefined) => BlockView | undefined): BlockView[] {
+  const at = blocks.findIndex((b) => b.index === index);
+  const updated = update(at === -1 ? undefined : blocks[at]);
+  if (updated === undefined) return [...blocks];
+  if (at === -1) return [...blocks, updated];
+  const next = [...blocks];
+  next[at] = updated;
+  return next;
+}
+
+/** Applies one `messages` event to the list of messages. */
+export function reduceMessages(messages: readonly MessageView[], event: MessagesEvent): readonly MessageView[] {
+  const data = event.params.data;
+  if (data.event === "message-start") {
+    const id = messageIdOf(event) ?? data.id;
+    const index = findIndex(messages, event);
+    const fresh = newMessage(event, id, data.role, data.metadata);
+    return index === -1 ? [...messages, fresh] : replaceAt(messages, index, fresh);
+  }
+  let index = findIndex(messages, event);
+  let list = messages;
+  if (index === -1) {
+    // Joined mid-message (e.g. after a resync): start it implicitly.
+    list = [...messages, newMessage(event, messageIdOf(event) ?? `${event.params.node ?? "message"}-${messages.length}`, "ai", undefined)];
+    index = list.length - 1;
+  }
+  const message = list[index];
+  if (!message) return messages;
+  switch (data.event) {
+    case "content-block-start":
+      return replaceAt(list, index, withDerived(message, updateBlock(message.blocks, data.index, () => blockOf(data.index, { ...data.content }, false))));
+    case "content-block-delta":
+      return replaceAt(list, index, withDerived(message, updateBlock(message.blocks, data.index, (b) => applyDelta(b ?? blockOf(data.index, { type: deltaKind(data.delta) }, false), data.delta))));
+    case "content-block-finish":
+      return replaceAt(list, index, withDerived(message, updateBlock(message.blocks, data.index, (b) => blockOf(data.index, { ...data.content }, true, b))));
+    case "message-finish": {
+      const extra: Record<string, unknown> = { ...data };
+      const reason = str(extra["reason"]);
+      return replaceAt(list, index, {
+        ...message,
+        status: "finished",
+        ...(reason === undefined ? {} : { finishReason: reason }),
+        ...(data.usage === undefined ? {} : { usage: data.usage }),
+      });
+    }
+    case "error":
+      return replaceAt(list, index, { ...message, status: "error", error: { message: data.message, ...(data.code === undefined ? {} : { code: data.code }) } });
+    default:
+      return messages;
+  }
+}
+
+/** The block kind a delta implies, for a delta whose block start was missed. */
+function deltaKind(delta: ContentBlockDelta): string {
+  switch (delta.type) {
+    case "text-delta":
+      return "text";
+    case "reasoning-delta":
+      return "reasoning";
+    case "tool-call-delta":
+      return "tool_call_chunk";
+    default:
+      return "non_standard";
+  }
+}

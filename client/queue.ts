@@ -1,0 +1,199 @@
+/**
+ * `client.queue(name)`: the open review items of a queue as a live list,
+ * with answer / claim / release on an item (sent to the item's thread), and
+ * the queue's presence room. Restored on reconnect by subscribing again
+ * (which re-sends the snapshot).
+ */
+import type { ProtocolEvent } from "../hub/protocol/index.ts";
+import type { Connection } from "./connection.ts";
+import { Emitter, type IterateOptions, type Unsubscribe } from "./emitter.ts";
+import type { InterruptView, ResolvedInterrupt } from "./projections/interrupts.ts";
+import { LocalPresence } from "./local-presence.ts";
+import { emptyPresence, presenceList, reducePresence, type PresenceEntry, type PresenceState } from "./projections/presence.ts";
+import { emptyQueue, queueFromSnapshot, reduceQueue, type QueueState } from "./projections/queue.ts";
+import { requireString } from "./thread.ts";
+
+export interface QueueEvents {
+  /** The open items (open or claimed), after every change. */
+  items: readonly InterruptView[];
+  resolved: readonly ResolvedInterrupt[];
+  /** Who is looking at the queue. */
+  presence: PresenceEntry[];
+}
+
+export class QueueHandle {
+  readonly name: string;
+  readonly #conn: Connection;
+  readonly #emitter = new Emitter<QueueEvents>();
+  #state: QueueState = emptyQueue();
+  #room: PresenceState = emptyPresence();
+  #presenceList: PresenceEntry[] = [];
+  readonly #presence: LocalPresence;
+  #subscriptionId: string | undefined;
+  #wanted = false;
+  /** The hub accepted the subscription once: a reconnect restores it. */
+  #established = false;
+
+  constructor(name: string, connection: Connection) {
+    this.name = name;
+    this.#conn = connection;
+    this.#presence = new LocalPresence((update) => {
+      if (this.#conn.state === "open") this.#sendPresence(update, false).catch(() => undefined);
+    });
+  }
+
+  on<K extends keyof QueueEvents>(event: K, listener: (value: QueueEvents[K]) => void): Unsubscribe {
+    return this.#emitter.on(event, listener);
+  }
+
+  /** The same values as `on(event)`, as an async iterator (`break` unsubscribes). */
+  iterate<K extends keyof QueueEvents>(event: K, options?: IterateOptions): AsyncIterableIterator<QueueEvents[K]> {
+    return this.#emitter.iterate(event, options);
+  }
+
+  get items(): readonly InterruptView[] {
+    return this.#state.pending;
+  }
+  get resolved(): readonly ResolvedInterrupt[] {
+    return this.#state.resolved;
+  }
+  get presence(): PresenceEntry[] {
+    return this.#presenceList;
+  }
+  get subscribed(): boolean {
+    return this.#wanted;
+  }
+  get listenerCount(): number {
+    return this.#emitter.listenerCount;
+  }
+
+  /** Starts following the queue (idempotent). */
+  async subscribe(): Promise<void> {
+    if (this.#wanted) return;
+    this.#wanted = true;
+    try {
+      await this.#subscribeOnHub(false);
+    } catch (error) {
+      this.#wanted = false;
+      throw error;
+    }
+  }
+
+  async unsubscribe(): Promise<void> {
+    this.#wanted = false;
+    this.#established = false;
+    const id = this.#subscriptionId;
+    this.#subscriptionId = undefined;
+    if (id === undefined || this.#conn.state !== "open") return;
+    await this.#conn.request({ method: "queue.unsubscribe", params: { subscription_id: id } });
+  }
+
+  /** Answers an item (first authorized answer wins: `already_answered` otherwise). */
+  async answer(item: InterruptView, value: unknown): Promise<void> {
+    await this.#conn.request({
+      thread_id: this.#threadOf(item),
+      method: "input.respond",
+      params: { namespace: [...item.namespace], interrupt_id: item.interrupt_id, response: value },
+    });
+  }
+
+  async claim(item: InterruptView, ttlMs?: number): Promise<{ expires_at: number }> {
+    const result = await this.#conn.request({
+      thread_id: this.#threadOf(item),
+      method: "input.claim",
+      params: { interrupt_id: item.interrupt_id, ...(ttlMs === undefined ? {} : { ttl_ms: ttlMs }) },
+    });
+    requireString(result, "interrupt_id", "input.claim");
+    const expires = result["expires_at"];
+    return { expires_at: typeof expires === "number" ? expires : Number.NaN };
+  }
+
+  async release(item: InterruptView): Promise<void> {
+    await this.#conn.request({ thread_id: this.#threadOf(item), method: "input.release", params: { interrupt_id: item.interrupt_id } });
+  }
+
+  /** Publishes this client's presence in the queue's room (null = leave); renewed while set. */
+  async setPresence(state: Record<string, unknown> | null): Promise<void> {
+    await this.#sendPresence(this.#presence.set(state), false);
+  }
+
+  async close(): Promise<void> {
+    this.dispose();
+    await this.unsubscribe();
+  }
+
+  /** @internal Stops timers and listeners (the client is closing). */
+  dispose(): void {
+    this.#presence.dispose();
+    this.#emitter.clear();
+  }
+
+  /** @internal Events the client routed to this queue. */
+  receive(event: ProtocolEvent): void {
+    if (event.method === "presence") {
+      const room = reducePresence(this.#room, event.params.data.update);
+      if (room === this.#room) return;
+      this.#room = room;
+      this.#presenceList = presenceList(room);
+      this.#emitter.emit("presence", this.#presenceList);
+      return;
+    }
+    this.#set(reduceQueue(this.#state, event));
+  }
+
+  /** Whether this queue knows the item an event is about. */
+  knows(threadId: string | undefined, interruptId: string): boolean {
+    return this.#state.pending.some((i) => i.interrupt_id === interruptId && (threadId === undefined || i.thread_id === threadId));
+  }
+
+  /** @internal */
+  onDisconnect(): void {
+    this.#subscriptionId = undefined;
+  }
+
+  /** @internal Resubscribes after a reconnect; the new snapshot replaces the items. */
+  async restore(): Promise<void> {
+    if (!this.#wanted || !this.#established) return;
+    await this.#subscribeOnHub(true);
+    const update = this.#presence.restore();
+    if (update !== null) await this.#sendPresence(update, true).catch(() => undefined);
+  }
+
+  #subscribeOnHub(direct: boolean): Promise<void> {
+    return this.#conn
+      .request(
+        { method: "queue.subscribe", params: { queue: this.name } },
+        {
+          direct,
+          // Synchronous: the snapshot replaces the list before replayed events are applied.
+          onSuccess: (result) => {
+            const id = result["subscription_id"];
+            this.#subscriptionId = typeof id === "string" ? id : undefined;
+            this.#established = true;
+            // The room's current states follow the snapshot; states of who left meanwhile must go.
+            this.#room = emptyPresence();
+            const items = result["items"];
+            this.#set(queueFromSnapshot(this.#state, Array.isArray(items) ? items : []));
+          },
+        },
+      )
+      .then(() => undefined);
+  }
+
+  #sendPresence(update: string, direct: boolean): Promise<Record<string, unknown>> {
+    return this.#conn.request({ method: "presence.update", params: { update, queue: this.name } }, { direct });
+  }
+
+  #threadOf(item: InterruptView): string {
+    if (item.thread_id === undefined) throw new TypeError(`queue item ${item.interrupt_id} has no thread_id`);
+    return item.thread_id;
+  }
+
+  #set(next: QueueState): void {
+    const before = this.#state;
+    if (next === before) return;
+    this.#state = next;
+    if (next.pending !== before.pending) this.#emitter.emit("items", next.pending);
+    if (next.resolved !== before.resolved) this.#emitter.emit("resolved", next.resolved);
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The SDK against the real hub (startHub on port 0): projections end equal
+ * to the hub's own state after runs with tokens, a tool call, a subgraph and
+ * interrupts; a socket cut mid-stream loses and duplicates nothing.
+ */
+import { describe, expect, it, vi } from "vitest";
+import { HubClientError, type ThreadHandle } from "../../client/index.ts";
+import { humanMessage } from "../../engine/index.ts";
+import { REPORT, WAIT, recordingClient, startTestHub } from "./hub-fixture.ts";
+
+const hubModule: Record<string, unknown> = await import("../../hub/index.ts");
+const hubReady = typeof hubModule["startHub"] === "function";
+
+const REVIEW_DRAFT = typeof hubModule["REVIEW_DRAFT"] === "string" ? hubModule["REVIEW_DRAFT"] : "";
+
+async function statusOf(thread: ThreadHandle, status: string): Promise<void> {
+  await vi.waitFor(() => expect(thread.status.status).toBe(status), WAIT);
+}
+
+/** The hub's state without the channels it never streams (private ones). */
+async function serverValues(thread: ThreadHandle): Promise<Record<string, unknown>> {
+  const keys = Object.keys(thread.values ?? {});
+  return thread.getState(keys);
+}
+
+describe.skipIf(!hubReady)("SDK against the real hub", () => {
+  it("tokens, a tool call, a subgraph and its interrupt: projections match the hub", async () => {
+    const hub = await startTestHub();
+    const { client } = recordingClient(hub);
+    const thread = client.thread("t-research");
+    const { run_id } = await thread.run("research", { messages: [humanMessage("Weather?")] });
+    expect(run_id).toEqual(expect.any(String));
+    await statusOf(thread, "interrupted");
+
+    const [pending] = thread.interrupts;
+    expect(thread.interrupts).toHaveLength(1);
+    expect(pending).toMatchObject({ node: "approve", status: "open", payload: { kind: "approve", question: "Publish the report?" } });
+    expect(pending?.namespace).toEqual([expect.stringMatching(/^research:/)]);
+
+    const agent = thread.messages.find((m) => m.node === "agent");
+    expect(agent).toMatchObject({ namespace: [], status: "finished", text: "Let me search", toolCalls: [{ id: "call_1", name: "search", args: { q: "weather" }, done: true }] });
+    expect(thread.tools).toEqual([expect.objectContaining({ tool_call_id: "call_1", tool_name: "search", node: "tools", status: "finished", input: { q: "weather" } })]);
+    const report = thread.messages.find((m) => m.node === "write");
+    expect(report).toMatchObject({ status: "finished", text: REPORT });
+    expect(report?.namespace).toEqual(pending?.namespace);
+
+    const tree = thread.tree;
+    expect(tree).toMatchObject({ namespace: [], status: "interrupted" });
+    expect(tree?.nodes.map((n) => [n.name, n.status])).toEqual([["agent", "completed"], ["tools", "completed"], ["research", "interrupted"]]);
+    expect(tree?.children).toHaveLength(1);
+    expect(tree?.children[0]).toMatchObject({ namespace: pending?.namespace, node: "research", status: "interrupted" });
+    expect(tree?.children[0]?.nodes.map((n) => [n.name, n.status])).toEqual([["write", "completed"], ["approve", "interrupted"]]);
+
+    if (!pending) throw new Error("no pending interrupt");
+    await thread.respond(pending.interrupt_id, true);
+    await statusOf(thread, "completed");
+    expect(thread.interrupts).toEqual([]);
+    expect(thread.resolved.at(-1)).toMatchObject({ interrupt_id: pending.interrupt_id, outcome: "answered", answered_by: { sub: "dev" } });
+    expect(thread.values).toMatchObject({ report: REPORT, approved: true });
+    expect(thread.values).toEqual(await serverValues(thread));
+  });
+
+  it("review: the streamed draft, the answer, and the final state", async () => {
+    const hub = await startTestHub();
+    const { client } = recordingClient(hub);
+    const thread = client.thread("t-review");
+    await thread.run("review", { topic: "the SDK" });
+    await statusOf(thread, "interrupted");
+    expect(thread.messages.map((m) => [m.node, m.text, m.status])).toEqual([["draft", REVIEW_DRAFT, "finished"]]);
+    const [item] = thread.interrupts;
+    if (!item) throw new Error("no pending interrupt");
+    await thread.respond(item.interrupt_id, { approve: true });
+    // A second answer to the same question loses, with a typed error.
+    const late = await thread.respond(item.interrupt_id, { approve: false }).catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(HubClientError);
+    expect(late).toMatchObject({ code: "already_answered", retryable: false, method: "input.respond" });
+    await statusOf(thread, "completed");
+    expect(thread.values).toMatchObject({ topic: "the SDK", draft: REVIEW_DRAFT, decision: { approve: true }, finalize_calls: 1 });
+    expect(thread.values).toEqual(await serverValues(thread));
+    expect(thread.interrupts).toEqual([]);
+  });
+
+  it("parallel-review: three interrupts answered in one batch", async () => {
+    const hub = await startTestHub();
+    const { client } = recordingClient(hub);
+    const thread = client.thread("t-parallel");
+    await thread.run("parallel-review", {});
+    await statusOf(thread, "interrupted");
+    const who = (payload: unknown): unknown => (typeof payload === "object" && payload !== null ? Reflect.get(payload, "who") : undefined);
+    expect(thread.interrupts.map((i) => who(i.payload)).sort()).toEqual(["r1", "r2", "r3"]);
+    // The node comes from input.requested or, when the hub leaves it out, from the task result.
+    expect(thread.interrupts.map((i) => i.node).sort()).toEqual(["r1", "r2", "r3"]);
+    await thread.respondMany(thread.interrupts.map((i) => ({ interruptId: i.interrupt_id, value: `ok from ${String(who(i.payload))}` })));
+    await statusOf(thread, "completed");
+    expect(thread.interrupts).toEqual([]);
+    expect(thread.values).toMatchObject({ joined: true });
+    const answers = thread.values?.["answers"];
+    expect(Array.isArray(answers) ? answers.length : 0).toBe(3);
+    expect(thread.values).toEqual(await serverValues(thread));
+  });
+
+  it("a socket cut mid-stream loses and duplicates nothing", async () => {
+    const hub = await startTestHub({ tokenDelayMs: 8 });
+    const watcher = recordingClient(hub).client.thread("t-cut");
+    await watcher.subscribe();
+    const { client, sockets } = recordingClient(hub);
+    const thread = client.thread("t-cut");
+    const seen: number[] = [];
+    thread.on("event", (e) => {
+      if (e.seq !== undefined) seen.push(e.seq);
+    });
+    const reference: number[] = [];
+    watcher.on("event", (e) => {
+      if (e.seq !== undefined) reference.push(e.seq);
+    });
+    await thread.run("review", { topic: "resilience" });
+    await vi.waitFor(() => expect(thread.messages[0]?.text.length ?? 0).toBeGreaterThan(40), WAIT);
+    const textAtCut = thread.messages[0]?.text ?? "";
+    expect(thread.status.status).toBe("running");
+    sockets[0]?.terminate();
+    await statusOf(thread, "interrupted");
+    await statusOf(watcher, "interrupted");
+
+    expect(sockets.length).toBeGreaterThanOrEqual(2);
+    expect(textAtCut.length).toBeLessThan(REVIEW_DRAFT.length);
+    expect(thread.messages.map((m) => [m.text, m.status])).toEqual([[REVIEW_DRAFT, "finished"]]);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(reference);
+    expect(thread.state.values).toEqual(watcher.state.values);
+    expect(thread.interrupts.map((i) => i.interrupt_id)).toEqual(watcher.interrupts.map((i) => i.interrupt_id));
+  });
+});
