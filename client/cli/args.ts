@@ -1,0 +1,99 @@
+/**
+ * Argument parsing for the CLI on `node:util` parseArgs (strict: unknown
+ * flags are usage errors), the exit codes, and the shared hub options.
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+/** Exit codes: data, documented in `switchboard --help` and client/cli/README.md. */
+export const EXIT = {
+  ok: 0,
+  /** An error: unreachable hub, refused command, failed run. */
+  error: 1,
+  /** Bad usage: unknown command or flag, malformed value. */
+  usage: 2,
+  /** The run ended waiting for answers to its interrupts. */
+  interrupted: 3,
+  /** Ctrl-C. */
+  sigint: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** Wrong usage: printed with the command's usage line, exit 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** A failure with a message meant for the user (no stack), exit 1 unless said otherwise. */
+export class CliError extends Error {
+  override readonly name = "CliError";
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = EXIT.error,
+  ) {
+    super(message);
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/** `--url`, `--token`, `--json`: every command that talks to a hub. */
+export const HUB_OPTIONS = {
+  url: { type: "string" },
+  token: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies Options;
+
+export const HUB_OPTIONS_HELP = `
+Hub options:
+  --url <url>      the hub (default $SWITCHBOARD_URL or http://localhost:8787)
+  --token <jwt>    bearer token (default $SWITCHBOARD_TOKEN; mint one with \`switchboard token\`)
+  --json           one JSON object per line on stdout, for scripts
+  -h, --help       this help`;
+
+/** Strict parse: unknown flags, missing values and extra positionals are UsageErrors. */
+export function parse<const O extends Options>(argv: readonly string[], options: O, maxPositionals: number) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, "") : String(error));
+  }
+  if (parsed.positionals.length > maxPositionals) {
+    throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[maxPositionals])}`);
+  }
+  return parsed;
+}
+
+export interface HubTarget {
+  url: string;
+  token: string | undefined;
+  json: boolean;
+}
+
+export function hubTarget(values: { url?: string | undefined; token?: string | undefined; json?: boolean | undefined }, env: NodeJS.ProcessEnv): HubTarget {
+  const url = values.url ?? env["SWITCHBOARD_URL"] ?? "http://localhost:8787";
+  if (!URL.canParse(url)) throw new UsageError(`--url must be a URL, got ${JSON.stringify(url)}`);
+  const token = values.token ?? env["SWITCHBOARD_TOKEN"];
+  return { url, token: token === "" ? undefined : token, json: values.json === true };
+}
+
+/** Parses a JSON flag value; `what` names it in the error. */
+export function parseJsonFlag(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${what} is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+/** An answer typed by a reviewer: JSON when it parses, else the text itself. */
+export function parseAnswer(text: string): unknown {
+  const trimmed = text.trim();
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    return trimmed;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * `switchboard serve`: the hub (what `npm start` runs), optionally with a
+ * config module that adds your own graphs, auth and routing. Runs until
+ * Ctrl-C / SIGTERM, then closes the hub in order.
+ */
+import { startHub } from "../../../hub/index.ts";
+import { CliError, EXIT, UsageError, parse } from "../args.ts";
+import { findConfig, loadConfig, toHubConfig, type SwitchboardConfig } from "../config.ts";
+import { aborted, type Command } from "../context.ts";
+
+const HELP = `Usage: switchboard serve [--port n] [--host h] [--config file] [--data-dir dir | --memory]
+
+Runs the hub. Without --config, ./switchboard.config.ts (or .mts/.mjs/.js) is
+used when present; without a config the demo assistants \`review\` and
+\`parallel-review\` are served.
+
+Options:
+  --port <n>        port to listen on (default $PORT or 8787; 0 = any free port)
+  --host <h>        interface (default $HOST or 0.0.0.0)
+  --config <file>   a config module: export default defineConfig({ assistants, auth, routing })
+  --data-dir <dir>  SQLite directory (default $SWITCHBOARD_DATA_DIR or ./data)
+  --memory          keep everything in memory (nothing survives a restart)
+  -h, --help        this help
+
+Environment: SWITCHBOARD_JWT_SECRET (32+ bytes; unset = open dev mode),
+SWITCHBOARD_DEMO_TOKEN_DELAY_MS (demo token pace, default 25). See client/cli/README.md.`;
+
+const OPTIONS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  config: { type: "string" },
+  "data-dir": { type: "string" },
+  memory: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export const serveCommand: Command = {
+  name: "serve",
+  help: HELP,
+  async run(argv, ctx) {
+    const { values } = parse(argv, OPTIONS, 0);
+    if (values.help) {
+      ctx.stdout.write(`${HELP}\n`);
+      return EXIT.ok;
+    }
+    const port = values.port === undefined ? undefined : Number(values.port);
+    if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError(`--port must be a port number, got ${values.port}`);
+    if (values.memory && values["data-dir"] !== undefined) throw new UsageError("--memory and --data-dir exclude each other");
+    const file = values.config ?? findConfig(process.cwd());
+    const config: SwitchboardConfig = file === undefined ? {} : await loadConfig(file, process.cwd());
+    if (file !== undefined) ctx.stderr.write(`config: ${file}\n`);
+    const hubConfig = toHubConfig(config, { port, host: values.host, dataDir: values.memory ? null : values["data-dir"] }, ctx.env);
+    let hub;
+    try {
+      hub = await startHub(hubConfig);
+    } catch (error) {
+      const code = error instanceof Error && "code" in error ? String(error.code) : "";
+      if (code === "EADDRINUSE") throw new CliError(`port ${hubConfig.port ?? 8787} is in use: pass --port (0 = any free port) or stop the other process`);
+      throw new CliError(`the hub did not start: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const names = hub.services.assistants.list().map((a) => a.id);
+    ctx.stdout.write(`switchboard hub ready at ${hub.url} (assistants: ${names.join(", ")})\n`);
+    if (hub.services.auth.mode === "jwt") ctx.stdout.write("auth: JWT — clients need a token: switchboard token --sub you --roles observer,reviewer,operator\n");
+    ctx.stdout.write(`next, in another terminal: switchboard run ${names[0] ?? "<assistant>"} --url ${hub.url}\n`);
+    await aborted(ctx.signal);
+    ctx.stderr.write("shutting down…\n");
+    await hub.close();
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,69 @@
+/**
+ * `switchboard token`: mints a development JWT (HS256) with the hub's secret,
+ * SWITCHBOARD_JWT_SECRET. Prints only the token, for `$(…)`.
+ */
+import { mintToken } from "../../../hub/auth/index.ts";
+import { CliError, EXIT, UsageError, parse } from "../args.ts";
+import type { Command } from "../context.ts";
+
+const HELP = `Usage: switchboard token --sub <subject> [--roles r1,r2] [--tenant t] [--name "Display Name"] [--expires 1h]
+
+Mints a development JWT signed with SWITCHBOARD_JWT_SECRET (the hub's secret,
+at least 32 bytes) and prints it. Use it with --token or SWITCHBOARD_TOKEN:
+
+  export SWITCHBOARD_TOKEN=$(switchboard token --sub alice --roles observer,reviewer)
+
+Options:
+  --sub <id>        the subject (required)
+  --roles <list>    comma-separated roles (repeatable): observer (read), reviewer
+                    (answer), operator (start runs), admin (everything)
+  --tenant <t>      the tenant (the hub's default tenant when omitted)
+  --name <name>     display name shown to other reviewers (answered by …)
+  --expires <span>  lifetime, e.g. 15m, 1h, 7d (default 1h; "never" for no exp)
+  -h, --help        this help`;
+
+const OPTIONS = {
+  sub: { type: "string" },
+  roles: { type: "string", multiple: true },
+  tenant: { type: "string" },
+  name: { type: "string" },
+  expires: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export const tokenCommand: Command = {
+  name: "token",
+  help: HELP,
+  async run(argv, ctx) {
+    const { values } = parse(argv, OPTIONS, 0);
+    if (values.help) {
+      ctx.stdout.write(`${HELP}\n`);
+      return EXIT.ok;
+    }
+    if (values.sub === undefined || values.sub.trim() === "") throw new UsageError("token needs --sub, e.g. `switchboard token --sub alice --roles observer,reviewer`");
+    const expires = values.expires ?? "1h";
+    if (expires !== "never" && !/^\d+\s*(s|sec|secs|m|min|mins|h|hr|hrs|d|day|days|w|week|weeks)$/i.test(expires)) {
+      throw new UsageError(`--expires must be a span like 15m, 1h or 7d (or "never"), got ${JSON.stringify(expires)}`);
+    }
+    const secret = ctx.env["SWITCHBOARD_JWT_SECRET"];
+    if (secret === undefined || secret === "") {
+      throw new CliError("SWITCHBOARD_JWT_SECRET is not set. Set it to the hub's secret (32+ bytes); a hub without it runs in open dev mode and needs no token.");
+    }
+    const roles = (values.roles ?? []).flatMap((r) => r.split(",")).map((r) => r.trim()).filter((r) => r !== "");
+    let token: string;
+    try {
+      token = await mintToken(
+        { sub: values.sub, roles, tenant: values.tenant, name: values.name, expiresIn: expires === "never" ? undefined : expires },
+        secret,
+      );
+    } catch (error) {
+      throw new CliError(error instanceof Error ? error.message : String(error));
+    }
+    if (!roles.includes("admin")) {
+      const missing = (["observer", "reviewer", "operator"] as const).filter((r) => !roles.includes(r));
+      if (missing.includes("observer")) ctx.stderr.write(`note: without "observer" this token cannot watch or review threads (roles: observer = read, reviewer = answer, operator = start runs)\n`);
+    }
+    ctx.stdout.write(`${token}\n`);
+    return EXIT.ok;
+  },
+};
