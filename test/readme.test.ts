@@ -42,3 +42,14 @@ it("the quick start is the CLI README's checked block (test/cli/quickstart.test.
   expect(cliBlock).toBeDefined();
   expect(block("quickstart")).toBe(cliBlock);
 });
+
+it("the engine example runs as the README says (npx tsx engine/examples/review.ts)", async () => {
+  const { execFile } = await import("node:child_process");
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  const stdout = await new Promise<string>((resolve, reject) =>
+    execFile("npx", ["tsx", "engine/examples/review.ts"], { cwd: root, timeout: 60_000 }, (error, out) => (error ? reject(error) : resolve(out))),
+  );
+  expect(stdout).toContain("paused on:");
+  expect(stdout).toContain("finalized (approve)");
+  expect(stdout).toContain("decision: 'approve'");
+}, 90_000);
