@@ -12,7 +12,7 @@ import type { HubMetrics } from "../metrics.ts";
 import { SwitchboardError, assertNever, type LifecycleData, type ProtocolEvent } from "../protocol/index.ts";
 import { HubRecordExistsError, type HubStore, type MultitaskStrategy, type RunRecord, type ThreadRecord, type ThreadStatus } from "../store/index.ts";
 import type { LogEntry, ThreadLog, ThreadLogs, ThreadSeed } from "../threads/index.ts";
-import { answersFromRunInput, resumeMapOf, type Answer } from "./answers.ts";
+import { resumeMapOf, type Answer } from "./answers.ts";
 import { RunAbort, executeRun, pendingIds, type ExecutionResult, type RunPlan } from "./execute.ts";
 
 /** The facts of a run the review wiring needs; `startedBy` is who began the chain of runs. */
@@ -143,7 +143,7 @@ export class RunManager {
         if (at.config === undefined) throw new SwitchboardError("no_such_checkpoint", `thread ${thread.threadId} has no checkpoint ${request.checkpointId}`);
         forkFrom = request.checkpointId;
       }
-      const plan = await this.#plan(thread, assistant, log, request.input, principal, forkFrom);
+      const plan = await this.#plan(thread, assistant, request.input, forkFrom);
       const record = await this.#o.store.createRun({
         runId: plan.runId,
         threadId: thread.threadId,
@@ -259,16 +259,22 @@ export class RunManager {
     };
   }
 
-  async #plan(thread: ThreadRecord, assistant: Assistant, log: ThreadLog, input: unknown, principal: Principal, forkFrom: string | undefined): Promise<RunPlan> {
+  async #plan(thread: ThreadRecord, assistant: Assistant, input: unknown, forkFrom: string | undefined): Promise<RunPlan> {
     const runId = nanoid();
     const base = { runId, threadId: thread.threadId, assistant, ...(forkFrom === undefined ? {} : { checkpointId: forkFrom }) };
     const pending = forkFrom === undefined ? await pendingIds(assistant, thread.threadId) : new Set<string>();
     if (pending.size > 0) {
-      if (input === null || input === undefined) {
-        throw new SwitchboardError("invalid_argument", "the thread is interrupted: pass the answer as input, or use input.respond", { pending: [...pending] });
-      }
-      const map = resumeMapOf(answersFromRunInput(input, pending), pending, (id) => log.wasAnswered(id));
-      return { ...base, input: null, resume: { map, answeredBy: actorOf(principal) } };
+      // Every answer goes through review (candidates, self-approval, first answer
+      // wins). A run.start that reaches this point did not: it was queued behind a
+      // busy run, or the questions are no longer open (expired without a default,
+      // cancelled). Resuming here would skip every review check.
+      throw new SwitchboardError(
+        "invalid_argument",
+        input === null || input === undefined
+          ? "the thread is interrupted: answer with input.respond (or run.start with the answer as input)"
+          : "the thread is waiting on interrupts that are not open for review here: answer open questions with input.respond; closed ones (expired, cancelled) can only be left by forking from an earlier checkpoint (state.fork) or a new thread",
+        { pending: [...pending] },
+      );
     }
     if (input === null || input === undefined) return { ...base, input: null };
     if (typeof input !== "object" || Array.isArray(input)) {
@@ -349,7 +355,7 @@ export class RunManager {
         const assistant = this.#assistantOf({ ...thread, assistantId: next.record.assistantId });
         const log = await this.openLog(thread);
         const plan = next.work.kind === "start"
-          ? await this.#plan(thread, assistant, log, next.work.request.input, next.principal, undefined)
+          ? await this.#plan(thread, assistant, next.work.request.input, undefined)
           : await this.#resumePlan(thread, assistant, log, next.work.answers);
         await this.#o.store.updateRun(next.record.runId, { status: "running" });
         await this.#launch(thread, { ...plan, runId: next.record.runId }, log, next.principal.sub);
@@ -416,6 +422,3 @@ function notFound(threadId: string): SwitchboardError {
   return new SwitchboardError("not_found", `no thread ${threadId}`);
 }
 
-function actorOf(principal: Principal): { sub: string; name: string } {
-  return { sub: principal.sub, name: principal.name };
-}

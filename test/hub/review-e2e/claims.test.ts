@@ -98,6 +98,11 @@ describe("claims and expiry", () => {
     expect(await itemStatus(hub, ids[0]!)).toBe("expired");
     const rita = await openAs(hub, "rita", REVIEWER);
     expect(await rita.request("input.respond", { namespace: [], interrupt_id: ids[0], response: "late" }, { thread_id: threadId })).toMatchObject({ type: "error", error: "interrupt_expired" });
+    // Nor can an operator slip the answer in as run input: that would skip review.
+    expect(await operator.request("run.start", { assistant_id: "gate", input: "late" }, { thread_id: threadId })).toMatchObject({
+      type: "error",
+      error: "invalid_argument",
+    });
     expect(await hub.services.store.listRuns(threadId)).toHaveLength(1);
     expect(hub.services.reviews.timerArmed).toBe(false);
   });
