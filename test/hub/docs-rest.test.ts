@@ -3,6 +3,9 @@
  * have the shape — keys and value types, recursively — of what a real hub
  * answers, and the limits and metrics tables of docs/operations.md match
  * DEFAULT_LIMITS and GET /metrics. Values may differ (ids, times); shapes may not.
+ * The review examples come from the demo run's real review item: listed,
+ * claimed, answered twice (the second is already_answered), then read with
+ * its audit trail.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -61,6 +64,24 @@ describe("docs/PROTOCOL.md REST examples", () => {
     actual.set("thread-state", await get("/threads/th_1/state"));
     actual.set("thread-history", await get("/threads/th_1/history?limit=2"));
     actual.set("error", await get("/threads/nope", 404));
+
+    // Review items: the run's question is a pending item of the default queue.
+    const queue = (await get("/queues/default/items?status=open")) as { items: Array<{ interrupt_id: string }> };
+    actual.set("queue-items", queue);
+    const [item] = queue.items;
+    if (item === undefined) throw new Error("the interrupted run has no review item");
+    const id = item.interrupt_id;
+    const claim = await post(`${hub.url}/threads/th_1/commands`, { id: 2, method: "input.claim", params: { interrupt_id: id, ttl_ms: 60_000 } });
+    expect(await claim.json()).toMatchObject({ type: "success", result: { interrupt_id: id } });
+    const answer = async (status: number): Promise<unknown> => {
+      const res = await post(`${hub.url}/reviews/${id}/answer`, { response: "approve" });
+      expect(res.status, "POST /reviews/:id/answer").toBe(status);
+      return res.json();
+    };
+    actual.set("review-answer", await answer(200));
+    actual.set("review-already-answered", await answer(409));
+    actual.set("review", await get(`/reviews/${id}`));
+    await expect.poll(async () => ((await get("/threads/th_1")) as { status: string }).status, WAIT).toBe("idle");
 
     // Every documented example is checked, and every checked response is documented.
     expect([...examples.keys()].sort()).toEqual([...actual.keys()].sort());
