@@ -325,7 +325,8 @@ async function answerByRunStart(input: unknown, checkpointId: string | undefined
 async function applyResumePolicy(params: object, thread: ThreadRecord, ctx: CommandContext): Promise<void> {
   const value = RESUME_POLICY_KEY in params ? (params as Record<string, unknown>)[RESUME_POLICY_KEY] : undefined;
   if (value === undefined) return;
-  const policy = resumePolicyOf(value) ?? unsupported(`${RESUME_POLICY_KEY} ${JSON.stringify(value)}`, 'here; use "batch" or "eager"');
+  const policy = resumePolicyOf(value);
+  if (policy === undefined) throw new SwitchboardError("invalid_argument", `${RESUME_POLICY_KEY} must be "batch" or "eager", got ${JSON.stringify(value)}`);
   await ctx.services.store.updateThread(thread.threadId, { metadata: { ...thread.metadata, [RESUME_POLICY_KEY]: policy } });
   ctx.services.reviews.setPolicy(thread.threadId, policy);
 }
