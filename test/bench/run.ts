@@ -12,14 +12,15 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { engineGroup } from "./engine/index.ts";
+import { hubGroup } from "./hub/index.ts";
 import { renderDocument, type TableSection } from "./lib/document.ts";
 import { machineInfo } from "./lib/machine.ts";
 import { tableLines, type Row } from "./lib/report.ts";
 import type { Suite, SuiteGroup } from "./suite.ts";
 
-const GROUPS: readonly SuiteGroup[] = [engineGroup];
+const GROUPS: readonly SuiteGroup[] = [engineGroup, hubGroup];
 /** Groups of issue 7 that have no suites yet; the document says so. */
-const PENDING: readonly string[] = ["Hub: Switchboard vs a bare ws server"];
+const PENDING: readonly string[] = [];
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const DEFAULT_OUT = join(ROOT, "docs/benchmarks.md");

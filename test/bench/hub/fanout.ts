@@ -1,0 +1,135 @@
+/**
+ * Hub suite 1: one run streaming timestamped events to N observers, against a
+ * bare `ws` server broadcasting the same envelope to the same N.
+ */
+import { performance } from "node:perf_hooks";
+import type { Row } from "../lib/report.ts";
+import type { Suite } from "../suite.ts";
+import { bareUrl, hubRow, hubThreadUrl, shares, sharedProcesses, type ServerHandle } from "./common.ts";
+import { merge, quantile, total, type Histogram } from "./histogram.ts";
+import type { BenchChild } from "./proc.ts";
+
+type Side = "hub" | "send" | "frame";
+const SIDES: readonly Side[] = ["hub", "send", "frame"];
+
+interface Sample {
+  rate: number;
+  /** Server CPU (user + system) per delivered event, ms. */
+  cpu: number;
+  p50: number;
+  p99: number;
+  delivered: number;
+  expected: number;
+}
+
+interface Collected {
+  hist: Histogram;
+  received: number;
+  complete: number;
+  sockets: number;
+  firstT: number;
+  lastRecv: number;
+}
+
+const plan = (quick: boolean): Array<{ n: number; count: number; runs: number }> =>
+  quick
+    ? [
+        { n: 100, count: 150, runs: 3 },
+        { n: 1_000, count: 20, runs: 3 },
+      ]
+    : [
+        { n: 100, count: 600, runs: 5 },
+        { n: 1_000, count: 80, runs: 5 },
+        { n: 5_000, count: 40, runs: 3 },
+      ];
+
+async function measure(side: Side, servers: Record<"hub" | "bare", ServerHandle>, clients: readonly BenchChild[], n: number, count: number, threadId: string, timeoutMs: number): Promise<Sample> {
+  const group = side === "hub" ? "hub" : "bare";
+  await Promise.all(clients.map((c) => c.request("arm", { group, expect: count })));
+  const server = side === "hub" ? servers.hub : servers.bare;
+  const cpu0 = await server.child.request<NodeJS.CpuUsage>("cpu");
+  await server.child.request("go", side === "hub" ? { threadId, count } : { count, variant: side });
+  const results = await Promise.all(clients.map((c) => c.request<Collected>("collect", { timeoutMs }, timeoutMs + 10_000)));
+  const cpu1 = await server.child.request<NodeJS.CpuUsage>("cpu");
+  const hist: Histogram = {};
+  for (const r of results) merge(hist, r.hist);
+  const firstT = Math.min(...results.map((r) => r.firstT));
+  const lastRecv = Math.max(...results.map((r) => r.lastRecv));
+  const delivered = results.reduce((a, r) => a + r.received, 0);
+  if (total(hist) !== delivered) throw new Error("histogram lost samples");
+  const cpuMs = (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / 1000;
+  return { rate: delivered / ((lastRecv - firstT) / 1000), cpu: cpuMs / Math.max(1, delivered), p50: quantile(hist, 0.5), p99: quantile(hist, 0.99), delivered, expected: n * count };
+}
+
+export const fanoutSuite: Suite = {
+  name: "hub-fanout",
+  notes: [
+    "**hub fan-out** — three processes on 127.0.0.1: the server (Switchboard: `createHub` in memory, or a bare `ws@8` `WebSocketServer`, perMessageDeflate off on both) and two client processes holding N/2 sockets each. " +
+      "Switchboard: N observers on `/threads/:id/stream/events`, each subscribed to `custom`; a bench assistant's node calls `runtime.write({ name: \"tick\", payload: { i, t } })` count times, t = wall clock (sub-ms) at the write, yielding to I/O (setImmediate) after each. " +
+      "Bare ws: the same loop in the server builds the same envelope with the hub's `encodeEvent` and sends it with `for (ws of wss.clients) ws.send(text)`; " +
+      "the pre-framed variant builds the WebSocket frame once (ws's `Sender.frame`) and writes the same Buffer to every raw socket. " +
+      "Clients read `t` from each frame and record receipt − t; delivered events/s = events received by all clients ÷ (last receipt − first emit). " +
+      "Per N: events per run and runs: 100: 600 × 5 runs, 1,000: 80 × 5, 5,000: 40 × 3 (quick: 100: 150 × 3, 1,000: 20 × 3, no pre-framed variant); one untimed warm-up run per side first. Sockets stay open across runs; the sides alternate order run by run. Server CPU per delivered event = the server process's user + system CPU time over the run ÷ events delivered (less sensitive to the other load on the machine than the rates). " +
+      "Latency is measured with the producer unthrottled, so it includes the queueing of a saturated 2-core machine (server and clients share it).",
+  ],
+  async run(ctx) {
+    const timeoutMs = ctx.quick ? 8_000 : 20_000;
+    // Quick mode leaves the pre-framed variant out and runs at most 3 times.
+    const sides: readonly Side[] = ctx.quick ? ["hub", "send"] : SIDES;
+    const t0 = performance.now();
+    const { hub, bare, clients } = await sharedProcesses(ctx.root);
+    {
+      ctx.log(`processes up in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      const servers = { hub, bare };
+      const rows: Row[] = [];
+      let warmed = false;
+      for (const { n, count, runs: planned } of plan(ctx.quick)) {
+        const runs = Math.min(ctx.runs, planned);
+        const threadId = `fanout-${n}`;
+        const per = shares(n, clients.length);
+        await Promise.all(
+          clients.flatMap((c, i) => [
+            c.request("open", { group: "hub", url: hubThreadUrl(hub.port, threadId), n: per[i], subscribe: { channels: ["custom"] } }, 120_000),
+            c.request("open", { group: "bare", url: bareUrl(bare.port), n: per[i] }, 120_000),
+          ]),
+        );
+        ctx.log(`N=${n}: sockets open after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+        if (!warmed) {
+          warmed = true;
+          for (const side of sides) await measure(side, servers, clients, n, Math.min(count, 50), threadId, timeoutMs);
+        }
+        const samples: Record<Side, Sample[]> = { hub: [], send: [], frame: [] };
+        for (let run = 0; run < runs; run++) {
+          const order = sides.map((_, i) => sides[(i + run) % sides.length] as Side);
+          for (const side of order) samples[side].push(await measure(side, servers, clients, n, count, threadId, timeoutMs));
+        }
+        const fmt = (s: Sample[]) => s.map((x) => `${Math.round(x.rate / 1000)}k/s ${(x.cpu * 1000).toFixed(1)}µs-cpu p99 ${x.p99.toFixed(1)}ms${x.delivered < x.expected ? ` (${x.delivered}/${x.expected})` : ""}`).join(", ");
+        ctx.log(`fan-out N=${n} ×${count}: hub ${fmt(samples.hub)} | ws.send ${fmt(samples.send)}${ctx.quick ? "" : ` | pre-framed ${fmt(samples.frame)}`} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+        const short = Math.min(...samples.hub.map((s) => s.delivered / s.expected));
+        const label = `fan-out N=${n.toLocaleString("en-US")}`;
+        const pick = (side: Side, k: keyof Sample) => samples[side].map((s) => s[k]);
+        rows.push(
+          hubRow(`${label}: delivered events/s${short < 1 ? ` (hub delivered ≥ ${(short * 100).toFixed(1)}%)` : ""}`, "rate", pick("hub", "rate"), pick("send", "rate"), (o, p) => ({
+            text: "ratio ≥ 1.0",
+            met: o === undefined || p === undefined ? undefined : o >= p && short === 1,
+          })),
+          hubRow(`${label}: p50 emit→receipt`, "time", pick("hub", "p50"), pick("send", "p50")),
+          hubRow(`${label}: p99 emit→receipt`, "time", pick("hub", "p99"), pick("send", "p99"), (o, p) => ({
+            text: "ratio ≤ 1.20",
+            met: o === undefined || p === undefined ? undefined : o <= 1.2 * p,
+          })),
+          hubRow(`${label}: server CPU per delivered event`, "time", pick("hub", "cpu"), pick("send", "cpu")),
+        );
+        if (!ctx.quick) {
+          rows.push(
+            hubRow(`— ${label}, peer = bare ws pre-framed: events/s`, "rate", pick("hub", "rate"), pick("frame", "rate")),
+            hubRow(`— ${label}, peer = bare ws pre-framed: p99`, "time", pick("hub", "p99"), pick("frame", "p99")),
+            hubRow(`— ${label}, peer = bare ws pre-framed: server CPU per event`, "time", pick("hub", "cpu"), pick("frame", "cpu")),
+          );
+        }
+        await Promise.all(clients.flatMap((c) => [c.request("close", { group: "hub" }), c.request("close", { group: "bare" })]));
+      }
+      return rows;
+    }
+  },
+};
