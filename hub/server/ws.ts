@@ -106,7 +106,9 @@ export function attachWebSockets(server: Server, services: HubServices, authRefu
   };
 
   const onUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
-    socket.on("error", () => socket.destroy());
+    // A module-level handler: a closure here would share this function's scope
+    // and keep the request and upgrade head alive for the socket's lifetime.
+    socket.on("error", destroySocket);
     const url = new URL(req.url ?? "/", "http://hub.invalid");
     const threadId = url.pathname === "/ws" ? undefined : streamThreadId(url.pathname);
     if (threadId === null) return refuse(socket, 404, "not_found", `no WebSocket endpoint at ${url.pathname}`);
@@ -190,4 +192,8 @@ export function attachWebSockets(server: Server, services: HubServices, authRefu
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
+}
+
+function destroySocket(this: Duplex): void {
+  this.destroy();
 }
