@@ -2,7 +2,6 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cpus, totalmem, platform, release, arch } from "node:os";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 
 export interface MachineInfo {
@@ -17,11 +16,11 @@ export interface MachineInfo {
   commit: string;
 }
 
-const require = createRequire(import.meta.url);
 
 function packageVersion(root: string, name: string): string {
   try {
-    const path = require.resolve(`${name}/package.json`, { paths: [root] });
+    // Read the file directly: packages whose `exports` hide package.json fail require.resolve.
+    const path = join(root, "node_modules", name, "package.json");
     return (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version;
   } catch {
     return "not installed";
