@@ -187,8 +187,11 @@ export class InvalidCommandError extends EngineError {
 }
 
 export class CheckpointNotFoundError extends EngineError {
-  constructor(threadId: string, checkpointId: string) {
-    super("CHECKPOINT_NOT_FOUND", `thread "${threadId}" has no checkpoint "${checkpointId}"`);
+  constructor(threadId: string, checkpointId: string, checkpointNs = "") {
+    super(
+      "CHECKPOINT_NOT_FOUND",
+      `thread "${threadId}" has no checkpoint "${checkpointId}"${checkpointNs ? ` in namespace "${checkpointNs}"` : ""}`,
+    );
   }
 }
 

@@ -227,7 +227,7 @@ export class MemorySaver implements Checkpointer {
   ): Promise<void> {
     const entry = this.#find(config.threadId, config.checkpointNs, config.checkpointId);
     if (entry === undefined) {
-      throw new CheckpointNotFoundError(config.threadId, config.checkpointNs, config.checkpointId);
+      throw new CheckpointNotFoundError(config.threadId, config.checkpointId, config.checkpointNs);
     }
     // Encode everything first: a value that is not JSON fails the whole call.
     const encoded = writes.map(([, value]) => {

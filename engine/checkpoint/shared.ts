@@ -1,23 +1,13 @@
 /**
  * Pieces both checkpointer backends need to behave identically: the metadata
  * filter of `list`, the encoding of write values, and the error for writes
- * against a checkpoint that does not exist. Internal to engine/checkpoint,
- * except the error, which index.ts exports.
+ * against a checkpoint that does not exist (the engine's own error class).
+ * Internal to engine/checkpoint.
  */
 import type { CheckpointMetadata } from "./types.ts";
 
 /** putWrites named a checkpoint the saver does not hold (never stored, or its thread was deleted). */
-export class CheckpointNotFoundError extends Error {
-  readonly code = "CHECKPOINT_NOT_FOUND";
-  override readonly name = "CheckpointNotFoundError";
-
-  constructor(threadId: string, checkpointNs: string, checkpointId: string) {
-    super(
-      `no checkpoint ${JSON.stringify(checkpointId)} in thread ${JSON.stringify(threadId)}, ` +
-        `namespace ${JSON.stringify(checkpointNs)}`,
-    );
-  }
-}
+export { CheckpointNotFoundError } from "../errors.ts";
 
 /**
  * Write values are JSON text; `undefined` (which JSON cannot spell) is kept as

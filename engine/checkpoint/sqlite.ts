@@ -184,7 +184,7 @@ export class SqliteSaver implements Checkpointer {
     this.#saveWrites = db.transaction(
       (key: CheckpointKey, taskId: string, values: Array<[string, string | null]>) => {
         if (sql.hasCheckpoint.get(key) === undefined) {
-          throw new CheckpointNotFoundError(key.threadId, key.checkpointNs, key.checkpointId);
+          throw new CheckpointNotFoundError(key.threadId, key.checkpointId, key.checkpointNs);
         }
         const seq = sql.nextSeq.get(key) ?? 0;
         values.forEach(([channel, value], idx) => {

@@ -84,14 +84,14 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> {
   async getState(threadId: string, options: { checkpointId?: string } = {}): Promise<StateSnapshot> {
     const saver = this.#requireSaver("getState()");
     const tuple = await saver.getTuple({ threadId, checkpointNs: "", ...(options.checkpointId ? { checkpointId: options.checkpointId } : {}) });
-    return snapshotOf(this.#runtime, tuple, threadId);
+    return snapshotOf(this.#runtime, tuple);
   }
 
   /** Checkpoints of the thread's root graph, newest first. */
   async *getStateHistory(threadId: string, options: HistoryOptions = {}): AsyncIterable<StateSnapshot> {
     const saver = this.#requireSaver("getStateHistory()");
     for await (const tuple of saver.list({ threadId, checkpointNs: "" }, options)) {
-      yield snapshotOf(this.#runtime, tuple, threadId);
+      yield snapshotOf(this.#runtime, tuple);
     }
   }
 

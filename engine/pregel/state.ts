@@ -34,11 +34,10 @@ export interface StateSnapshot {
   parentConfig: Required<CheckpointConfig> | undefined;
 }
 
-export function snapshotOf(graph: RuntimeGraph, tuple: CheckpointTuple | undefined, threadId: string): StateSnapshot {
+export function snapshotOf(graph: RuntimeGraph, tuple: CheckpointTuple | undefined): StateSnapshot {
   if (!tuple) {
     return { values: {}, next: [], tasks: [], interrupts: [], config: undefined, metadata: undefined, createdAt: undefined, parentConfig: undefined };
   }
-  void threadId;
   const channels = restoreChannels(graph.specs, tuple.checkpoint.channelValues);
   const planned = planTasks(tuple.checkpoint, channels, graph.planNodes, tuple.metadata.step + 1, tuple.config.checkpointNs);
   const records = groupPendingWrites(tuple.pendingWrites);

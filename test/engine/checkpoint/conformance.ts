@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { newCheckpointId } from "../../../engine/checkpoint/ids.ts";
+import { CheckpointNotFoundError } from "../../../engine/errors.ts";
 import type {
   Checkpoint,
   CheckpointConfig,
@@ -259,9 +260,10 @@ export function describeCheckpointerConformance(
 
     it("rejects writes against a checkpoint it does not hold", async () => {
       const config = { threadId: "t", checkpointNs: "", checkpointId: newCheckpointId() };
-      await expect(saver.putWrites(config, [["a", 1]], "task")).rejects.toMatchObject({
-        code: "CHECKPOINT_NOT_FOUND",
-      });
+      const rejection = saver.putWrites(config, [["a", 1]], "task");
+      await expect(rejection).rejects.toMatchObject({ code: "CHECKPOINT_NOT_FOUND" });
+      // The engine's own class: `catch (e) { if (e instanceof CheckpointNotFoundError) … }` sees savers' errors too.
+      await expect(rejection).rejects.toBeInstanceOf(CheckpointNotFoundError);
     });
 
     it("round-trips falsy values, unicode and nesting in channels, metadata and writes", async () => {
