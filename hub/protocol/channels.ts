@@ -67,9 +67,11 @@ export function namespaceMatches(namespace: Namespace, filter: Pick<Subscription
   );
 }
 
-/** `custom` also receives every `custom:<name>`; `custom:<name>` only its own. */
-export function matchesSubscription(event: ProtocolEvent, filter: SubscriptionFilter): boolean {
-  const channel = channelOf(event);
+/**
+ * `custom` also receives every `custom:<name>`; `custom:<name>` only its own.
+ * A caller matching one event against many filters passes its channel, worked out once.
+ */
+export function matchesSubscription(event: ProtocolEvent, filter: SubscriptionFilter, channel: Channel | null = channelOf(event)): boolean {
   if (channel === null) return false;
   const channelOk = filter.channels.includes(channel) || (channel.startsWith("custom:") && filter.channels.includes("custom"));
   return channelOk && namespaceMatches(event.params.namespace, filter);

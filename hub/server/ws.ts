@@ -10,6 +10,7 @@ import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { SUBPROTOCOL_PREFIX, checkPermission, type AuthFailure, type Principal } from "../auth/index.ts";
 import { toSwitchboardError } from "../runs/index.ts";
 import type { HubServices } from "../services.ts";
+import type { SharedFrame } from "../transports/frames.ts";
 import type { SocketPort } from "../transports/outbox.ts";
 import { Session } from "../transports/session.ts";
 import { principalOf, streamThreadId } from "./principal.ts";
@@ -47,15 +48,26 @@ function pickProtocol(protocols: Set<string>): string | false {
   return first ?? false;
 }
 
-/** The SocketPort over a `ws` socket; prototype methods keep it one small object. */
+/**
+ * The SocketPort over a `ws` socket; prototype methods keep it one small object.
+ * A shared frame is written straight to the TCP socket `ws` was given at the
+ * upgrade. That keeps frames in order with those `ws` sends itself only
+ * because its sender never holds a frame back: it does so only to compress
+ * (perMessageDeflate is off here) or to read a Blob (the hub sends none).
+ */
 class WsPort implements SocketPort {
   readonly #ws: WebSocket;
-  constructor(ws: WebSocket) {
+  readonly #socket: Duplex;
+  constructor(ws: WebSocket, socket: Duplex) {
     this.#ws = ws;
+    this.#socket = socket;
   }
   send(data: string | Buffer): void {
     // Pre-encoded Buffers must still go out as TEXT frames.
     this.#ws.send(data, { binary: false });
+  }
+  sendShared(shared: SharedFrame): void {
+    if (this.#ws.readyState === this.#ws.OPEN) this.#socket.write(shared.frame);
   }
   close(code: number, reason: string): void {
     this.#ws.close(code, reason);
@@ -85,8 +97,8 @@ export function attachWebSockets(server: Server, services: HubServices, authRefu
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayloadBytes, perMessageDeflate: false, handleProtocols: pickProtocol });
   const live = new Set<Live>();
 
-  const accept = (ws: WebSocket, principal: Principal, threadId: string | undefined): void => {
-    const entry: Live = { ws, session: new Session({ port: new WsPort(ws), principal, services, threadId }), missed: 0, lastFrameAt: Date.now() };
+  const accept = (ws: WebSocket, socket: Duplex, principal: Principal, threadId: string | undefined): void => {
+    const entry: Live = { ws, session: new Session({ port: new WsPort(ws, socket), principal, services, threadId }), missed: 0, lastFrameAt: Date.now() };
     live.add(entry);
     metrics.connections++;
     ws.on("message", (data, isBinary) => {
@@ -140,7 +152,7 @@ export function attachWebSockets(server: Server, services: HubServices, authRefu
       }
     }
     if (socket.destroyed) return;
-    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, auth.principal, threadId));
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, socket, auth.principal, threadId));
   };
 
   const listener = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {

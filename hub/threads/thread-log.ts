@@ -9,8 +9,8 @@
  * Replay on subscribe = that baseline + the current run's events; a resume is
  * a new run, so an answered `input.requested` never reappears as pending.
  */
-import { encodeEvent, matchesSubscription } from "../protocol/index.ts";
-import type { EventOf, PendingInterrupt, ProtocolEvent, ResyncData, RunStatus, SubscriptionFilter } from "../protocol/index.ts";
+import { channelOf, encodeEvent, matchesSubscription } from "../protocol/index.ts";
+import type { Channel, EventOf, PendingInterrupt, ProtocolEvent, ResyncData, RunStatus, SubscriptionFilter } from "../protocol/index.ts";
 
 /** One published event: the same object and text go to every subscriber. */
 export interface LogEntry {
@@ -20,8 +20,8 @@ export interface LogEntry {
 }
 
 export interface LogSubscriber {
-  /** Whether this subscriber wants the event (any of its filters matches). */
-  wants(event: ProtocolEvent): boolean;
+  /** Whether this subscriber wants the event (any of its filters matches); `channel` is the event's, worked out once for all subscribers. */
+  wants(event: ProtocolEvent, channel: Channel | null): boolean;
   deliver(entry: LogEntry): void;
 }
 
@@ -122,7 +122,8 @@ export class ThreadLog {
       this.#append(entry);
       this.#track(entry);
       published.push(entry);
-      for (const subscriber of this.#subscribers) if (subscriber.wants(stamped)) subscriber.deliver(entry);
+      const channel = channelOf(stamped);
+      for (const subscriber of this.#subscribers) if (subscriber.wants(stamped, channel)) subscriber.deliver(entry);
     }
     return published;
   }

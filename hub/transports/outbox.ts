@@ -9,11 +9,14 @@
 import type { HubMetrics } from "../metrics.ts";
 import { encodeEvent, type EventOf, type ProtocolEvent } from "../protocol/index.ts";
 import type { LogEntry } from "../threads/index.ts";
+import { sharedFrame, type SharedFrame } from "./frames.ts";
 
 /** The few things the hub needs from a WebSocket (`ws` in production, fakes in tests). */
 export interface SocketPort {
   /** Sends one TEXT frame (a Buffer holds UTF-8 text: the SDK drops binary frames). */
   send(text: string | Buffer): void;
+  /** Sends a TEXT frame built once for many sockets: write `frame` as is, or send `payload`. */
+  sendShared(shared: SharedFrame): void;
   close(code: number, reason: string): void;
   /** Drops the connection at once (no close handshake). */
   terminate(): void;
@@ -32,27 +35,19 @@ export interface OutboxLimits {
 
 type DeltaEvent = EventOf<"messages">;
 
-interface Queued {
-  data: string | Buffer;
-  bytes: number;
+/** A frame waiting for the socket to drain; a class, so every one has the same shape. */
+class Queued {
+  readonly data: string | SharedFrame;
+  readonly bytes: number;
   /** Set for a text delta that a later one may extend. */
-  delta?: DeltaEvent;
+  readonly delta: DeltaEvent | undefined;
+
+  constructor(data: string | SharedFrame, delta?: DeltaEvent) {
+    this.data = data;
+    this.bytes = typeof data === "string" ? Buffer.byteLength(data) : data.payload.byteLength;
+    this.delta = delta;
+  }
 }
-
-const frames = new WeakMap<LogEntry, Buffer>();
-
-/** The entry's UTF-8 bytes, encoded once and written as is to every socket. */
-export function frameBytes(entry: LogEntry): Buffer {
-  let bytes = frames.get(entry);
-  if (!bytes) frames.set(entry, (bytes = Buffer.from(entry.text)));
-  return bytes;
-}
-
-const queued = (data: string | Buffer, delta?: DeltaEvent): Queued => ({
-  data,
-  bytes: typeof data === "string" ? Buffer.byteLength(data) : data.byteLength,
-  ...(delta === undefined ? {} : { delta }),
-});
 
 function textDeltaOf(event: ProtocolEvent): DeltaEvent | undefined {
   if (event.method !== "messages") return undefined;
@@ -108,15 +103,21 @@ export class Outbox {
 
   /** A response or other frame that is never merged. */
   sendText(text: string): void {
-    this.#push(queued(text));
+    this.#push(new Queued(text));
   }
 
+  /** A published event: the same frame goes to every socket; nothing is allocated while the socket keeps up. */
   sendEntry(entry: LogEntry): void {
-    this.#push(queued(frameBytes(entry), textDeltaOf(entry.event)));
+    if (this.#dead || this.#port.readyState !== OPEN) return;
+    if (this.#queue.length === 0 && this.#port.bufferedAmount <= this.#limits.sendSoftBytes) {
+      this.#write(sharedFrame(entry));
+      return;
+    }
+    this.#push(new Queued(sharedFrame(entry), textDeltaOf(entry.event)));
   }
 
   sendEvent(event: ProtocolEvent): void {
-    this.#push(queued(encodeEvent(event)));
+    this.#push(new Queued(encodeEvent(event)));
   }
 
   /** Stops the flush timer; queued frames are dropped (the connection is gone). */
@@ -138,7 +139,7 @@ export class Outbox {
     const last = this.#queue.at(-1);
     if (item.delta && last?.delta && sameBlock(last.delta, item.delta)) {
       const event = merge(last.delta, item.delta);
-      const merged = queued(encodeEvent(event), event);
+      const merged = new Queued(encodeEvent(event), event);
       this.#queuedBytes += merged.bytes - last.bytes;
       this.#queue[this.#queue.length - 1] = merged;
       this.#metrics.deltasCoalesced++;
@@ -153,8 +154,9 @@ export class Outbox {
     this.#schedule();
   }
 
-  #write(data: string | Buffer): void {
-    this.#port.send(data);
+  #write(data: string | SharedFrame): void {
+    if (typeof data === "string") this.#port.send(data);
+    else this.#port.sendShared(data);
     this.#metrics.deliveries++;
   }
 

@@ -11,8 +11,8 @@
 import { nanoid } from "nanoid";
 import type { Principal } from "../auth/index.ts";
 import type { PresenceResult } from "../presence/index.ts";
-import { decodeCommand, encodeResponse, errorResponse, errorResponseOf, matchesSubscription } from "../protocol/index.ts";
-import type { ErrorResponse, ProtocolEvent, SubscriptionFilter } from "../protocol/index.ts";
+import { channelOf, decodeCommand, encodeResponse, errorResponse, errorResponseOf, matchesSubscription } from "../protocol/index.ts";
+import type { Channel, ErrorResponse, ProtocolEvent, SubscriptionFilter } from "../protocol/index.ts";
 import { activeClaim, claimedEvent, requestedEvent } from "../review/index.ts";
 import type { PresenceRoomRef } from "../reviewing/index.ts";
 import type { HubServices } from "../services.ts";
@@ -31,8 +31,8 @@ class Attachment implements LogSubscriber {
     this.#outbox = outbox;
   }
 
-  wants(event: ProtocolEvent): boolean {
-    for (const filter of this.filters.values()) if (matchesSubscription(event, filter)) return true;
+  wants(event: ProtocolEvent, channel: Channel | null = channelOf(event)): boolean {
+    for (const filter of this.filters.values()) if (matchesSubscription(event, filter, channel)) return true;
     return false;
   }
 

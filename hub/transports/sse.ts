@@ -49,7 +49,7 @@ export function openSseStream(options: SseStreamOptions): { body: ReadableStream
   let controllerRef: ReadableStreamDefaultController<Uint8Array> | undefined;
 
   const subscriber: LogSubscriber = {
-    wants: (event) => matchesSubscription(event, filter),
+    wants: (event, channel) => matchesSubscription(event, filter, channel),
     deliver: (entry) => write(sseFrame(entry)),
   };
 

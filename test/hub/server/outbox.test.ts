@@ -8,6 +8,7 @@ import { HubMetrics } from "../../../hub/metrics.ts";
 import type { ProtocolEvent } from "../../../hub/protocol/index.ts";
 import { encodeEvent } from "../../../hub/protocol/index.ts";
 import type { LogEntry } from "../../../hub/threads/index.ts";
+import type { SharedFrame } from "../../../hub/transports/frames.ts";
 import { Outbox, type SocketPort } from "../../../hub/transports/outbox.ts";
 
 class FakePort implements SocketPort {
@@ -17,6 +18,9 @@ class FakePort implements SocketPort {
   terminated = false;
   send(data: string | Buffer): void {
     this.sent.push(data.toString());
+  }
+  sendShared(shared: SharedFrame): void {
+    this.sent.push(shared.payload.toString());
   }
   close(): void {
     this.readyState = 3;
