@@ -76,6 +76,17 @@ export function newCheckpointId(): string {
   return out.toString("latin1");
 }
 
+const ID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/**
+ * The unix-ms timestamp carried by an id of newCheckpointId's shape, or
+ * undefined for any other string (savers accept ids of any shape).
+ */
+export function checkpointIdTime(id: string): number | undefined {
+  if (!ID_SHAPE.test(id)) return undefined;
+  return Number.parseInt(id.slice(0, 8), 16) * 0x10000 + Number.parseInt(id.slice(9, 13), 16);
+}
+
 /** Orders checkpoint ids by creation (plain code-unit order): negative, zero or positive. */
 export function compareCheckpointIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

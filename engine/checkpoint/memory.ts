@@ -2,17 +2,31 @@
  * MemorySaver: the in-memory checkpointer, for tests, demos and single-process
  * runs that need no durability.
  *
- * Checkpoints, metadata and write values are kept as JSON text: a caller can
- * never alias what is stored, and one string per value is the smallest thing
- * V8 will hold for it (a parsed tiny state costs several objects). Per thread:
- * namespace -> entries sorted by checkpoint id, so the latest checkpoint is
- * the last element (O(1)) and any other is a binary search.
+ * Each checkpoint is kept, with its metadata, as one string of compact JSON,
+ * and each group of pending writes as another (memory-codec.ts): a caller can
+ * never alias what is stored, and one string is the smallest thing V8 will
+ * hold for a value (a parsed tiny state costs several objects). Per thread
+ * and namespace, entries are sorted by checkpoint id, so the latest
+ * checkpoint is the last element (O(1)) and any other is a binary search.
  *
- * Heap per interrupted thread is a benchmark target, hence a few habits below:
- * small arrays are grown to exact size, and the root namespace lives in a
- * field rather than in a Map (~180 bytes each) that most threads never need.
+ * Heap per interrupted thread is a benchmark target (≤ 1 KB), hence a few
+ * habits below: names that every checkpoint repeats are stored once per saver
+ * (KeyTable), small arrays are grown to exact size, a lone group of writes is
+ * not wrapped in an array, and a thread's root-namespace entries are the
+ * value of a saver-wide Map, with no per-thread object around them; only a
+ * thread with subgraph namespaces gets a Map of its own (~180 bytes).
  */
-import { CheckpointNotFoundError, decodeWriteValue, encodeWriteValue, metadataMatches } from "./shared.ts";
+import {
+  KeyTable,
+  decodeCheckpoint,
+  decodeWriteRows,
+  decodeWrites,
+  encodeCheckpoint,
+  encodeWrites,
+  isWritesOf,
+  type WriteRow,
+} from "./memory-codec.ts";
+import { CheckpointNotFoundError, encodeWriteValue, metadataMatches } from "./shared.ts";
 import type {
   Checkpoint,
   CheckpointConfig,
@@ -23,48 +37,27 @@ import type {
   PendingWrite,
 } from "./types.ts";
 
-let flattenSink = 0;
-
-/**
- * V8's JSON.stringify returns a rope of string parts; reading one character
- * flattens it, and the GC then keeps a single compact string (about 30% less
- * heap for a tiny checkpoint). The read goes to a sink so it is not optimized
- * away. Returns the text unchanged.
- */
-function flat(text: string): string {
-  flattenSink ^= text.charCodeAt(text.length - 1);
-  return text;
-}
-
-/** One write of a task; a class, so every row shares one hidden shape. */
-class StoredWrite {
-  readonly taskId: string;
-  readonly channel: string;
-  readonly idx: number;
-  value: string | undefined;
-
-  constructor(taskId: string, channel: string, idx: number, value: string | undefined) {
-    this.taskId = taskId;
-    this.channel = channel;
-    this.idx = idx;
-    this.value = value;
-  }
-}
-
 class StoredCheckpoint {
   readonly id: string;
   parentId: string | undefined;
-  checkpoint: string;
-  metadata: string;
-  /** Created on the first putWrites: most checkpoints never get writes. */
-  writes: StoredWrite[] | undefined = undefined;
+  /** The checkpoint without its id, and its metadata (encodeCheckpoint). */
+  data: string;
+  /**
+   * One encodeWrites text per putWrites that added rows, in insertion order;
+   * most checkpoints have none or one, held without an array.
+   */
+  writes: string | string[] | undefined = undefined;
 
-  constructor(id: string, parentId: string | undefined, checkpoint: string, metadata: string) {
+  constructor(id: string, parentId: string | undefined, data: string) {
     this.id = id;
     this.parentId = parentId;
-    this.checkpoint = checkpoint;
-    this.metadata = metadata;
+    this.data = data;
   }
+}
+
+function writeGroups(entry: StoredCheckpoint): string[] {
+  const { writes } = entry;
+  return writes === undefined ? [] : typeof writes === "string" ? [writes] : writes;
 }
 
 /** Arrays this short are copied to exact size on append; V8's push would reserve 17 slots. */
@@ -75,26 +68,6 @@ function append<T>(items: T[] | undefined, added: T[]): T[] {
   if (items.length + added.length <= EXACT_UP_TO) return items.concat(added);
   for (const item of added) items.push(item);
   return items;
-}
-
-/** One thread's checkpoints by namespace; never holds an empty entries array. */
-class ThreadHistory {
-  root: StoredCheckpoint[] | undefined = undefined;
-  subgraphs: Map<string, StoredCheckpoint[]> | undefined = undefined;
-
-  get(checkpointNs: string): StoredCheckpoint[] | undefined {
-    return checkpointNs === "" ? this.root : this.subgraphs?.get(checkpointNs);
-  }
-
-  set(checkpointNs: string, entries: StoredCheckpoint[]): void {
-    if (checkpointNs === "") this.root = entries;
-    else (this.subgraphs ??= new Map()).set(checkpointNs, entries);
-  }
-
-  *namespaces(): Iterable<[string, StoredCheckpoint[]]> {
-    if (this.root !== undefined) yield ["", this.root];
-    if (this.subgraphs !== undefined) yield* this.subgraphs;
-  }
 }
 
 /** First index whose id is >= `id` (entries are sorted by id). */
@@ -126,34 +99,16 @@ function isBefore(id: string, ns: string, cursorId: string, cursorNs: string): b
   return id < cursorId || (id === cursorId && ns < cursorNs);
 }
 
-function toTuple(
-  threadId: string,
-  checkpointNs: string,
-  entry: StoredCheckpoint,
-  metadata: CheckpointMetadata = JSON.parse(entry.metadata) as CheckpointMetadata,
-): CheckpointTuple {
-  const pendingWrites: PendingWrite[] = [];
-  for (const w of entry.writes ?? []) {
-    pendingWrites.push([w.taskId, w.channel, decodeWriteValue(w.value)]);
-  }
-  const tuple: CheckpointTuple = {
-    config: { threadId, checkpointNs, checkpointId: entry.id },
-    checkpoint: JSON.parse(entry.checkpoint) as Checkpoint,
-    metadata,
-    pendingWrites,
-  };
-  if (entry.parentId !== undefined) {
-    tuple.parentConfig = { threadId, checkpointNs, checkpointId: entry.parentId };
-  }
-  return tuple;
-}
-
 export class MemorySaver implements Checkpointer {
-  readonly #threads = new Map<string, ThreadHistory>();
+  readonly #keys = new KeyTable();
+  /** Entries of the root namespace by thread id: the only namespace most threads have. */
+  readonly #roots = new Map<string, StoredCheckpoint[]>();
+  /** Entries of subgraph namespaces by thread id, then namespace. */
+  readonly #subgraphs = new Map<string, Map<string, StoredCheckpoint[]>>();
 
   async getTuple(config: CheckpointConfig): Promise<CheckpointTuple | undefined> {
     const entry = this.#find(config.threadId, config.checkpointNs, config.checkpointId);
-    return entry && toTuple(config.threadId, config.checkpointNs, entry);
+    return entry && this.#toTuple(config.threadId, config.checkpointNs, entry);
   }
 
   async *list(
@@ -174,10 +129,10 @@ export class MemorySaver implements Checkpointer {
       const [ns, entry] = next;
       cursorId = entry.id;
       cursorNs = ns;
-      const metadata = JSON.parse(entry.metadata) as CheckpointMetadata;
-      if (!metadataMatches(metadata, options.filter)) continue;
+      const decoded = decodeCheckpoint(this.#keys, entry.id, entry.data);
+      if (!metadataMatches(decoded.metadata, options.filter)) continue;
       remaining -= 1;
-      yield toTuple(config.threadId, ns, entry, metadata);
+      yield this.#toTuple(config.threadId, ns, entry, decoded);
     }
   }
 
@@ -191,28 +146,21 @@ export class MemorySaver implements Checkpointer {
     if (typeof id !== "string" || id === "") {
       throw new TypeError("checkpoint.id must be a non-empty string");
     }
-    // Serialize before touching the store so a non-JSON value changes nothing.
-    const checkpointText = flat(JSON.stringify(checkpoint));
-    const metadataText = flat(JSON.stringify(metadata));
+    // Encode before touching the store so a non-JSON value changes nothing.
+    const data = encodeCheckpoint(this.#keys, checkpoint, metadata);
 
-    let thread = this.#threads.get(threadId);
-    if (thread === undefined) {
-      thread = new ThreadHistory();
-      this.#threads.set(threadId, thread);
-    }
-    const entries = thread.get(checkpointNs);
+    const entries = this.#entries(threadId, checkpointNs);
     const at = entries === undefined ? 0 : lowerBound(entries, id);
     const existing = entries?.[at];
     if (existing?.id === id) {
       // Same id again replaces the checkpoint; its pending writes stay, as in SQL.
       existing.parentId = config.checkpointId;
-      existing.checkpoint = checkpointText;
-      existing.metadata = metadataText;
+      existing.data = data;
     } else {
-      const entry = new StoredCheckpoint(id, config.checkpointId, checkpointText, metadataText);
+      const entry = new StoredCheckpoint(id, config.checkpointId, data);
       if (entries === undefined || at === entries.length) {
         // Ids normally arrive in increasing order, so this is the common case.
-        thread.set(checkpointNs, append(entries, [entry]));
+        this.#setEntries(threadId, checkpointNs, append(entries, [entry]));
       } else {
         entries.splice(at, 0, entry);
       }
@@ -230,30 +178,87 @@ export class MemorySaver implements Checkpointer {
       throw new CheckpointNotFoundError(config.threadId, config.checkpointId, config.checkpointNs);
     }
     // Encode everything first: a value that is not JSON fails the whole call.
-    const encoded = writes.map(([, value]) => {
-      const text = encodeWriteValue(value);
-      return text === undefined ? undefined : flat(text);
+    const values = writes.map(([, value]) => encodeWriteValue(value));
+    const groups = writeGroups(entry);
+    // Rows this task saved before; a write with the same (channel, idx) replaces one in place.
+    // Linear scans: a checkpoint holds few writes, and an index per checkpoint
+    // would cost more memory than it saves time.
+    const own: Array<{ at: number; rows: WriteRow[]; changed: boolean }> = [];
+    groups.forEach((text, at) => {
+      if (isWritesOf(text, taskId)) own.push({ at, rows: decodeWriteRows(this.#keys, text), changed: false });
     });
-    const stored = entry.writes;
-    const added: StoredWrite[] = [];
+    const added: WriteRow[] = [];
     writes.forEach(([channel], idx) => {
-      const value = encoded[idx];
-      // Linear scan: a checkpoint holds few writes, and a Map per checkpoint
-      // would cost more memory than it saves time.
-      const same = stored?.find((w) => w.taskId === taskId && w.channel === channel && w.idx === idx);
-      if (same) same.value = value;
-      else added.push(new StoredWrite(taskId, channel, idx, value));
+      const value = values[idx];
+      for (const group of own) {
+        const same = group.rows.find((row) => row[0] === channel && row[1] === idx);
+        if (same === undefined) continue;
+        same[2] = value;
+        group.changed = true;
+        return;
+      }
+      added.push([channel, idx, value]);
     });
-    if (added.length > 0) entry.writes = append(stored, added);
+    for (const { at, rows, changed } of own) {
+      if (changed) groups[at] = encodeWrites(this.#keys, taskId, rows);
+    }
+    const next = added.length > 0 ? append(groups, [encodeWrites(this.#keys, taskId, added)]) : groups;
+    if (next.length > 0) entry.writes = next.length === 1 ? next[0] : next;
   }
 
   async deleteThread(threadId: string): Promise<void> {
-    this.#threads.delete(threadId);
+    this.#roots.delete(threadId);
+    this.#subgraphs.delete(threadId);
+  }
+
+  #toTuple(
+    threadId: string,
+    checkpointNs: string,
+    entry: StoredCheckpoint,
+    { checkpoint, metadata } = decodeCheckpoint(this.#keys, entry.id, entry.data),
+  ): CheckpointTuple {
+    const pendingWrites: PendingWrite[] = [];
+    for (const text of writeGroups(entry)) decodeWrites(this.#keys, text, pendingWrites);
+    const tuple: CheckpointTuple = {
+      config: { threadId, checkpointNs, checkpointId: entry.id },
+      checkpoint,
+      metadata,
+      pendingWrites,
+    };
+    if (entry.parentId !== undefined) {
+      tuple.parentConfig = { threadId, checkpointNs, checkpointId: entry.parentId };
+    }
+    return tuple;
+  }
+
+  #entries(threadId: string, checkpointNs: string): StoredCheckpoint[] | undefined {
+    return checkpointNs === "" ? this.#roots.get(threadId) : this.#subgraphs.get(threadId)?.get(checkpointNs);
+  }
+
+  /** Never called with an empty array: a thread with no checkpoints has no entry. */
+  #setEntries(threadId: string, checkpointNs: string, entries: StoredCheckpoint[]): void {
+    if (checkpointNs === "") {
+      this.#roots.set(threadId, entries);
+      return;
+    }
+    let namespaces = this.#subgraphs.get(threadId);
+    if (namespaces === undefined) {
+      namespaces = new Map();
+      this.#subgraphs.set(threadId, namespaces);
+    }
+    namespaces.set(checkpointNs, entries);
+  }
+
+  *#namespaces(threadId: string): Iterable<[string, StoredCheckpoint[]]> {
+    const root = this.#roots.get(threadId);
+    if (root !== undefined) yield ["", root];
+    const subgraphs = this.#subgraphs.get(threadId);
+    if (subgraphs !== undefined) yield* subgraphs;
   }
 
   /** The checkpoint with this id, or the latest one when id is undefined. */
   #find(threadId: string, checkpointNs: string, id: string | undefined): StoredCheckpoint | undefined {
-    const entries = this.#threads.get(threadId)?.get(checkpointNs);
+    const entries = this.#entries(threadId, checkpointNs);
     if (entries === undefined) return undefined;
     if (id === undefined) return entries.at(-1);
     const entry = entries[lowerBound(entries, id)];
@@ -266,7 +271,7 @@ export class MemorySaver implements Checkpointer {
     checkpointNs: string,
     cursorId: string | undefined,
   ): [string, StoredCheckpoint] | undefined {
-    const entries = this.#threads.get(threadId)?.get(checkpointNs);
+    const entries = this.#entries(threadId, checkpointNs);
     if (entries === undefined) return undefined;
     const at = cursorId === undefined ? entries.length : lowerBound(entries, cursorId);
     const entry = entries[at - 1];
@@ -279,10 +284,8 @@ export class MemorySaver implements Checkpointer {
     cursorId: string | undefined,
     cursorNs: string,
   ): [string, StoredCheckpoint] | undefined {
-    const thread = this.#threads.get(threadId);
-    if (thread === undefined) return undefined;
     let best: [string, StoredCheckpoint] | undefined;
-    for (const [ns, entries] of thread.namespaces()) {
+    for (const [ns, entries] of this.#namespaces(threadId)) {
       let at = entries.length;
       if (cursorId !== undefined) {
         // In a namespace that sorts below the cursor's, the cursor's own id still qualifies.

@@ -9,8 +9,9 @@ const UUID_SHAPE = /^(.{8})(.{4})(.{4})(.{4})(.{12}).*$/;
 
 /** Task id: a function of (checkpoint, namespace, step, node, path); UUID-shaped. */
 export function taskId(checkpointId: string, ns: string, step: number, name: string, path: string): string {
-  // One regex replace yields a flat string; joining slices would keep a V8
-  // cons string of five parts alive in every stored write (~0.5 KB per thread).
+  // V8 returns this as a cons string of parts (flattened only when something
+  // reads it as a whole); the in-memory saver stores its own compact text of
+  // the writes, so no per-thread copy of these parts stays alive.
   return digest([checkpointId, ns, step, name, path]).replace(UUID_SHAPE, "$1-$2-$3-$4-$5");
 }
 

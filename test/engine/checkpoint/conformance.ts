@@ -292,6 +292,51 @@ export function describeCheckpointerConformance(
       expect(nullWrite?.[2]).toBeNull();
     });
 
+    it("gives back a checkpoint and metadata exactly as a JSON round trip would", async () => {
+      const id = newCheckpointId();
+      const ms = Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+      const iso = (at: number): string => new Date(at).toISOString();
+      // Own "__proto__" keys (as JSON.parse makes them), numeric and empty keys, dropped undefineds.
+      const odd = JSON.parse('{"__proto__": {"x": 1}, "10": 1, "2": 2, "": 3}') as Record<string, unknown>;
+      const cases: Array<[Checkpoint, CheckpointMetadata]> = [
+        [{ ...checkpoint({ a: 1 }, id), ts: iso(ms) }, metadata(0)],
+        [{ ...checkpoint({ a: 1 }, id), ts: iso(ms + 1) }, metadata(0)],
+        [{ ...checkpoint({ a: 1 }, id), ts: iso(ms - 5) }, metadata(0)],
+        [{ ...checkpoint({ a: 1 }, id), ts: iso(ms + 86_400_000) }, metadata(0)],
+        [{ ...checkpoint({ a: 1 }, id), ts: "2024-01-01T00:00:00Z" }, metadata(0)],
+        [{ ...checkpoint({ a: 1 }, id), ts: "not a time" }, metadata(0)],
+        [{ ...checkpoint({ a: 1 }, "plain-id"), ts: iso(ms) }, metadata(0)],
+        [
+          {
+            ...checkpoint({ ...odd, gone: undefined, kept: { nested: odd } }, id),
+            channelVersions: { ...odd, gone: undefined } as unknown as Record<string, number>,
+            versionsSeen: { node: odd as Record<string, number>, empty: {}, odd: 5 as unknown as Record<string, number> },
+            extra: { list: [1, undefined] },
+          } as Checkpoint,
+          { ...metadata(2), ...odd, gone: undefined, when: new Date(ms), parents: { "": id } },
+        ],
+      ];
+      for (const [i, [cp, md]] of cases.entries()) {
+        const config = await saver.put({ threadId: `t-${i}`, checkpointNs: "" }, cp, md);
+        const tuple = await saver.getTuple(config);
+        expect(tuple?.checkpoint).toStrictEqual(JSON.parse(JSON.stringify(cp)));
+        expect(tuple?.metadata).toStrictEqual(JSON.parse(JSON.stringify(md)));
+      }
+    });
+
+    it("keeps the writes of task ids that extend one another apart", async () => {
+      const [config] = await chain("t", 1);
+      await saver.putWrites(config!, [["a", 1]], "task-1");
+      await saver.putWrites(config!, [["a", 2]], 'ta"sk');
+      await saver.putWrites(config!, [["a", 3]], "task");
+      await saver.putWrites(config!, [["a", 4]], "task");
+      expect((await saver.getTuple(config!))?.pendingWrites).toEqual([
+        ["task-1", "a", 1],
+        ['ta"sk', "a", 2],
+        ["task", "a", 4],
+      ]);
+    });
+
     it("deletes every checkpoint and write of one thread, in all namespaces, and nothing else", async () => {
       const [root] = await chain("t", 2);
       await chain("t", 2, "node:1");

@@ -1,6 +1,6 @@
 /** newCheckpointId: UUID-v7 shape and strict lexicographic order within the process. */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { compareCheckpointIds, newCheckpointId } from "../../../engine/checkpoint/ids.ts";
+import { checkpointIdTime, compareCheckpointIds, newCheckpointId } from "../../../engine/checkpoint/ids.ts";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -42,5 +42,15 @@ describe("newCheckpointId", () => {
     expect(compareCheckpointIds(b, a)).toBeGreaterThan(0);
     expect(compareCheckpointIds(a, a)).toBe(0);
     expect([b, a].sort(compareCheckpointIds)).toEqual([a, b]);
+  });
+
+  it("gives back the time inside an id, and nothing for ids of other shapes", () => {
+    const clock = vi.spyOn(Date, "now").mockReturnValue(Date.UTC(2031, 4, 6, 7, 8, 9, 123));
+    expect(checkpointIdTime(newCheckpointId())).toBe(Date.UTC(2031, 4, 6, 7, 8, 9, 123));
+    clock.mockReturnValue(2 ** 48 - 1);
+    expect(checkpointIdTime(newCheckpointId())).toBe(2 ** 48 - 1);
+    for (const other of ["", "1", "checkpoint-1", "01a22ced-1754-4566-8b13-461261fa9d68", "01A22CED-1754-7566-8B13-461261FA9D68"]) {
+      expect(checkpointIdTime(other)).toBeUndefined();
+    }
   });
 });
