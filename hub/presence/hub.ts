@@ -46,7 +46,8 @@ export class PresenceHub {
   readonly #o: PresenceHubOptions;
   readonly #clock: PresenceClock;
   readonly #rooms = new Map<string, PresenceRoom>();
-  readonly #roomsOf = new Map<string, Set<string>>();
+  /** Rooms of each connection: a short array (a Set would cost more than the few keys it holds). */
+  readonly #roomsOf = new Map<string, string[]>();
   #stopSweep: Cancel | undefined;
   #applied = 0;
   #rejected = 0;
@@ -63,9 +64,9 @@ export class PresenceHub {
   join(roomKey: string, connectionId: string): string | undefined {
     const room = this.#rooms.get(roomKey) ?? this.#open(roomKey);
     room.join(connectionId);
-    let keys = this.#roomsOf.get(connectionId);
-    if (!keys) this.#roomsOf.set(connectionId, (keys = new Set()));
-    keys.add(roomKey);
+    const keys = this.#roomsOf.get(connectionId);
+    if (!keys) this.#roomsOf.set(connectionId, [roomKey]);
+    else if (!keys.includes(roomKey)) keys.push(roomKey);
     return room.snapshot();
   }
 
@@ -80,9 +81,9 @@ export class PresenceHub {
   leave(roomKey: string, connectionId: string): void {
     const room = this.#rooms.get(roomKey);
     if (!room?.leave(connectionId)) return;
-    const keys = this.#roomsOf.get(connectionId);
-    keys?.delete(roomKey);
-    if (keys?.size === 0) this.#roomsOf.delete(connectionId);
+    const keys = this.#roomsOf.get(connectionId)?.filter((key) => key !== roomKey);
+    if (keys === undefined || keys.length === 0) this.#roomsOf.delete(connectionId);
+    else this.#roomsOf.set(connectionId, keys);
     if (room.size === 0) this.#close(room);
   }
 

@@ -60,8 +60,11 @@ export class PresenceRoom {
   readonly #limits: Required<PresenceLimits>;
   readonly #doc = new Y.Doc();
   readonly #awareness: Awareness;
-  /** Members, each with the clientIDs it owns (possibly none: a silent watcher). */
-  readonly #members = new Map<string, Set<number>>();
+  /**
+   * Members, each with the clientIDs it owns; null for a silent watcher (most
+   * members), which then costs a map entry and no set.
+   */
+  readonly #members = new Map<string, Set<number> | null>();
   readonly #owners = new Map<number, string>();
   readonly #renewedAt = new Map<number, number>();
   /** clientIDs added, renewed or removed since the last frame. */
@@ -108,7 +111,7 @@ export class PresenceRoom {
   join(connectionId: string): boolean {
     if (this.#disposed) throw new Error(`presence room ${this.key} is disposed`);
     if (this.#members.has(connectionId)) return false;
-    this.#members.set(connectionId, new Set());
+    this.#members.set(connectionId, null);
     return true;
   }
 
@@ -130,7 +133,7 @@ export class PresenceRoom {
    */
   applyUpdate(connectionId: string, principal: Principal, update: Uint8Array): PresenceResult {
     const owned = this.#members.get(connectionId);
-    if (!owned) return presenceRejection("not_joined", `connection has not joined presence room ${this.key}`);
+    if (owned === undefined) return presenceRejection("not_joined", `connection has not joined presence room ${this.key}`);
     const { maxClientsPerConnection, maxStateBytes } = this.#limits;
     const decoded = decodeAwarenessEntries(update, { maxEntries: maxClientsPerConnection, maxStateBytes });
     if (!decoded.ok) return decoded;
@@ -143,12 +146,16 @@ export class PresenceRoom {
       }
       if (owner === undefined) claims.add(clientID);
     }
-    if (owned.size + claims.size > maxClientsPerConnection) {
+    if ((owned?.size ?? 0) + claims.size > maxClientsPerConnection) {
       return presenceRejection("too_many_clients", `a connection may own at most ${maxClientsPerConnection} clientIDs`);
     }
-    for (const clientID of claims) {
-      owned.add(clientID);
-      this.#owners.set(clientID, connectionId);
+    if (claims.size > 0) {
+      const mine = owned ?? new Set<number>();
+      if (owned === null) this.#members.set(connectionId, mine);
+      for (const clientID of claims) {
+        mine.add(clientID);
+        this.#owners.set(clientID, connectionId);
+      }
     }
     applyAwarenessUpdate(this.#awareness, stampIdentity(update, principal), connectionId);
     return { ok: true };
@@ -156,9 +163,10 @@ export class PresenceRoom {
 
   /** Removes a member and its states; the others get the removal in the next frame. */
   leave(connectionId: string): boolean {
-    const owned = this.#members.get(connectionId);
-    if (!owned) return false;
+    const found = this.#members.get(connectionId);
+    if (found === undefined) return false;
     this.#members.delete(connectionId);
+    const owned = found ?? [];
     for (const clientID of owned) this.#owners.delete(clientID);
     removeAwarenessStates(this.#awareness, [...owned], "leave");
     if (this.#members.size === 0) {

@@ -16,7 +16,10 @@ export interface PresenceRoomRef {
   id: string;
 }
 
-type Send = (event: ProtocolEvent) => void;
+/** Where a connection's presence events go (its send queue: an object it has anyway, not a closure per connection). */
+export interface PresenceMember {
+  sendEvent(event: ProtocolEvent): void;
+}
 
 function presenceEvent(room: PresenceRoomRef, update: string, now: number): ProtocolEvent {
   const data = room.kind === "queue" ? { update, queue: room.id } : { update };
@@ -30,7 +33,7 @@ function presenceEvent(room: PresenceRoomRef, update: string, now: number): Prot
 
 export class PresenceRelay {
   readonly #hub: PresenceHub;
-  readonly #connections = new Map<string, Send>();
+  readonly #connections = new Map<string, PresenceMember>();
   readonly #rooms = new Map<string, PresenceRoomRef>();
 
   constructor(options: { clock?: PresenceClock; onError?: (error: unknown, context: string) => void } = {}) {
@@ -40,13 +43,13 @@ export class PresenceRelay {
         const room = this.#rooms.get(roomKey);
         if (!room) return;
         const event = presenceEvent(room, update, Date.now());
-        for (const id of connectionIds) this.#connections.get(id)?.(event);
+        for (const id of connectionIds) this.#connections.get(id)?.sendEvent(event);
       },
     });
   }
 
-  connect(connectionId: string, send: Send): void {
-    this.#connections.set(connectionId, send);
+  connect(connectionId: string, member: PresenceMember): void {
+    this.#connections.set(connectionId, member);
   }
 
   /** The connection closed: its states are removed (and the removal relayed). */

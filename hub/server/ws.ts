@@ -2,11 +2,13 @@
  * The only file that knows `ws`: authorizes each upgrade before the socket
  * opens (a real HTTP status on refusal), hands accepted sockets to a Session
  * through the SocketPort, and runs one shared ping/pong heartbeat timer.
- * Per-connection state is the socket, a small port object and the session.
+ * Per-connection state is the socket (a `ws` subclass that is also the
+ * port and carries the heartbeat fields) and the session; the listeners are
+ * module functions shared by every socket, not closures per connection.
  */
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { WebSocket, WebSocketServer, type RawData } from "ws";
 import { SUBPROTOCOL_PREFIX, checkPermission, type AuthFailure, type Principal } from "../auth/index.ts";
 import { toSwitchboardError } from "../runs/index.ts";
 import type { HubServices } from "../services.ts";
@@ -15,14 +17,6 @@ import type { SocketPort } from "../transports/outbox.ts";
 import { Session } from "../transports/session.ts";
 import { principalOf, streamThreadId } from "./principal.ts";
 
-interface Live {
-  ws: WebSocket;
-  session: Session;
-  /** Heartbeat ticks since the last pong or frame. */
-  missed: number;
-  /** Time of the last inbound frame (for the idle timeout). */
-  lastFrameAt: number;
-}
 
 export interface WebSocketGlue {
   /** Closes every socket (1001) and stops the heartbeat. */
@@ -48,38 +42,63 @@ function pickProtocol(protocols: Set<string>): string | false {
   return first ?? false;
 }
 
+/** What every accepted socket of one hub shares: where it reports and logs. */
+interface Glue {
+  readonly live: Set<HubSocket>;
+  readonly services: HubServices;
+}
+
 /**
- * The SocketPort over a `ws` socket; prototype methods keep it one small object.
+ * A `ws` socket as the hub keeps it: the SocketPort itself, plus its session
+ * and heartbeat state. `ws` creates it (the server's `WebSocket` option).
+ *
+ * The hub's handling of `ws`'s events is in `emit` rather than in four
+ * listeners: a listener table costs every connection ~250 bytes. Listeners
+ * added with `on` still run after it.
+ *
  * A shared frame is written straight to the TCP socket `ws` was given at the
  * upgrade. That keeps frames in order with those `ws` sends itself only
  * because its sender never holds a frame back: it does so only to compress
  * (perMessageDeflate is off here) or to read a Blob (the hub sends none).
  */
-class WsPort implements SocketPort {
-  readonly #ws: WebSocket;
-  readonly #socket: Duplex;
-  constructor(ws: WebSocket, socket: Duplex) {
-    this.#ws = ws;
-    this.#socket = socket;
-  }
-  send(data: string | Buffer): void {
-    // Pre-encoded Buffers must still go out as TEXT frames.
-    this.#ws.send(data, { binary: false });
-  }
+class HubSocket extends WebSocket implements SocketPort {
+  glue: Glue | undefined = undefined;
+  session: Session | undefined = undefined;
+  raw: Duplex | undefined = undefined;
+  /** Heartbeat ticks since the last pong or frame. */
+  missed = 0;
+  /** Time of the last inbound frame (for the idle timeout). */
+  lastFrameAt = 0;
+
   sendShared(shared: SharedFrame): void {
-    if (this.#ws.readyState === this.#ws.OPEN) this.#socket.write(shared.frame);
+    if (this.readyState === WebSocket.OPEN) this.raw?.write(shared.frame);
   }
-  close(code: number, reason: string): void {
-    this.#ws.close(code, reason);
-  }
-  terminate(): void {
-    this.#ws.terminate();
-  }
-  get bufferedAmount(): number {
-    return this.#ws.bufferedAmount;
-  }
-  get readyState(): number {
-    return this.#ws.readyState;
+
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    const glue = this.glue;
+    if (glue === undefined) return super.emit(event, ...args);
+    switch (event) {
+      case "message":
+        this.missed = 0;
+        this.lastFrameAt = Date.now();
+        this.session?.onFrame(toBuffer(args[0] as RawData), args[1] === true);
+        break;
+      case "pong":
+        this.missed = 0;
+        break;
+      case "error":
+        // Handled here: EventEmitter would throw an error nobody listens for.
+        glue.services.logger.warn(`websocket error: ${(args[0] as Error).message}`);
+        if (this.listenerCount("error") === 0) return true;
+        break;
+      case "close":
+        if (glue.live.delete(this)) {
+          glue.services.metrics.connections--;
+          this.session?.close();
+        }
+        break;
+    }
+    return super.emit(event, ...args);
   }
 }
 
@@ -94,27 +113,27 @@ export type UpgradeRefusal = "http" | "close";
 
 export function attachWebSockets(server: Server, services: HubServices, authRefusal: UpgradeRefusal = "http"): WebSocketGlue {
   const { limits, metrics, logger } = services;
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayloadBytes, perMessageDeflate: false, handleProtocols: pickProtocol });
-  const live = new Set<Live>();
+  // clientTracking off: `live` is the one set of open sockets.
+  const wss = new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    maxPayload: limits.maxPayloadBytes,
+    perMessageDeflate: false,
+    handleProtocols: pickProtocol,
+    WebSocket: HubSocket,
+  });
+  const live = new Set<HubSocket>();
+  const glue: Glue = { live, services };
 
-  const accept = (ws: WebSocket, socket: Duplex, principal: Principal, threadId: string | undefined): void => {
-    const entry: Live = { ws, session: new Session({ port: new WsPort(ws, socket), principal, services, threadId }), missed: 0, lastFrameAt: Date.now() };
-    live.add(entry);
+  const accept = (ws: HubSocket, socket: Duplex, principal: Principal, threadId: string | undefined): void => {
+    // `ws` handles the socket's errors from here on.
+    socket.off("error", destroySocket);
+    ws.raw = socket;
+    ws.lastFrameAt = Date.now();
+    ws.session = new Session({ port: ws, principal, services, threadId });
+    ws.glue = glue;
+    live.add(ws);
     metrics.connections++;
-    ws.on("message", (data, isBinary) => {
-      entry.missed = 0;
-      entry.lastFrameAt = Date.now();
-      entry.session.onFrame(toBuffer(data), isBinary);
-    });
-    ws.on("pong", () => {
-      entry.missed = 0;
-    });
-    ws.on("error", (error) => logger.warn(`websocket error: ${error.message}`));
-    ws.on("close", () => {
-      if (!live.delete(entry)) return;
-      metrics.connections--;
-      entry.session.close();
-    });
   };
 
   const onUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
@@ -152,7 +171,7 @@ export function attachWebSockets(server: Server, services: HubServices, authRefu
       }
     }
     if (socket.destroyed) return;
-    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, socket, auth.principal, threadId));
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws as HubSocket, socket, auth.principal, threadId));
   };
 
   const listener = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -165,20 +184,20 @@ export function attachWebSockets(server: Server, services: HubServices, authRefu
 
   const heartbeat = setInterval(() => {
     const now = Date.now();
-    for (const entry of live) {
-      if (entry.missed >= 2) {
+    for (const ws of live) {
+      if (ws.missed >= 2) {
         // No pong (nor frame) for two whole intervals: the peer is gone. Two, so
         // that one event-loop stall on a busy hub does not cut a healthy client.
-        entry.ws.terminate();
+        ws.terminate();
         continue;
       }
-      if (limits.idleTimeoutMs > 0 && entry.session.subscriptionCount === 0 && now - entry.lastFrameAt > limits.idleTimeoutMs) {
+      if (limits.idleTimeoutMs > 0 && (ws.session?.subscriptionCount ?? 0) === 0 && now - ws.lastFrameAt > limits.idleTimeoutMs) {
         // Alive but doing nothing: 4408, which clients treat as "reconnect when needed".
-        entry.ws.close(4408, "idle timeout");
+        ws.close(4408, "idle timeout");
         continue;
       }
-      entry.missed++;
-      entry.ws.ping();
+      ws.missed++;
+      ws.ping();
     }
   }, limits.heartbeatMs);
   heartbeat.unref();
@@ -191,7 +210,7 @@ export function attachWebSockets(server: Server, services: HubServices, authRefu
       clearInterval(heartbeat);
       server.off("upgrade", listener);
       const closing = [...live].map(
-        ({ ws }) =>
+        (ws) =>
           new Promise<void>((resolve) => {
             if (ws.readyState === ws.CLOSED) return resolve();
             ws.once("close", () => resolve());

@@ -13,8 +13,8 @@ import { sharedFrame, type SharedFrame } from "./frames.ts";
 
 /** The few things the hub needs from a WebSocket (`ws` in production, fakes in tests). */
 export interface SocketPort {
-  /** Sends one TEXT frame (a Buffer holds UTF-8 text: the SDK drops binary frames). */
-  send(text: string | Buffer): void;
+  /** Sends one TEXT frame. */
+  send(text: string): void;
   /** Sends a TEXT frame built once for many sockets: write `frame` as is, or send `payload`. */
   sendShared(shared: SharedFrame): void;
   close(code: number, reason: string): void;
@@ -84,17 +84,18 @@ export class Outbox {
   readonly #port: SocketPort;
   readonly #limits: OutboxLimits;
   readonly #metrics: HubMetrics;
-  readonly #onTerminated: () => void;
+  /** Told when the hard bound cuts the connection (the session, which closes itself). */
+  readonly #owner: { close(): void };
   #queue: Queued[] = [];
   #queuedBytes = 0;
   #timer: NodeJS.Timeout | undefined;
   #dead = false;
 
-  constructor(port: SocketPort, limits: OutboxLimits, metrics: HubMetrics, onTerminated: () => void) {
+  constructor(port: SocketPort, limits: OutboxLimits, metrics: HubMetrics, owner: { close(): void }) {
     this.#port = port;
     this.#limits = limits;
     this.#metrics = metrics;
-    this.#onTerminated = onTerminated;
+    this.#owner = owner;
   }
 
   get queuedFrames(): number {
@@ -183,6 +184,6 @@ export class Outbox {
     this.#metrics.slowConsumersTerminated++;
     this.dispose();
     this.#port.terminate();
-    this.#onTerminated();
+    this.#owner.close();
   }
 }

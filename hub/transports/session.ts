@@ -21,47 +21,62 @@ import type { LogEntry, LogSubscriber, ReplayResult, ThreadLog } from "../thread
 import { handleCommand, type CommandReply, type SubscriptionHost } from "./commands.ts";
 import { Outbox, type SocketPort } from "./outbox.ts";
 
+/**
+ * A connection's subscriptions to one thread. The first is held inline and
+ * any later ones in a small array: most connections subscribe once per
+ * thread, and a Map or two arrays per connection would cost more than that.
+ */
 class Attachment implements LogSubscriber {
-  readonly filters = new Map<string, SubscriptionFilter>();
   readonly log: ThreadLog;
   readonly #outbox: Outbox;
+  #id: string | undefined;
+  #filter: SubscriptionFilter | undefined;
+  #more: Array<{ id: string; filter: SubscriptionFilter }> | undefined;
 
   constructor(log: ThreadLog, outbox: Outbox) {
     this.log = log;
     this.#outbox = outbox;
   }
 
+  get size(): number {
+    return (this.#id === undefined ? 0 : 1) + (this.#more?.length ?? 0);
+  }
+
+  has(id: string): boolean {
+    return this.#id === id || (this.#more?.some((s) => s.id === id) ?? false);
+  }
+
+  add(id: string, filter: SubscriptionFilter): void {
+    if (this.#id === undefined) {
+      this.#id = id;
+      this.#filter = filter;
+    } else {
+      (this.#more ??= []).push({ id, filter });
+    }
+  }
+
+  delete(id: string): boolean {
+    if (this.#id === id) {
+      const next = this.#more?.shift();
+      this.#id = next?.id;
+      this.#filter = next?.filter;
+    } else {
+      const i = this.#more?.findIndex((s) => s.id === id) ?? -1;
+      if (i === -1) return false;
+      this.#more?.splice(i, 1);
+    }
+    if (this.#more?.length === 0) this.#more = undefined;
+    return true;
+  }
+
   wants(event: ProtocolEvent, channel: Channel | null = channelOf(event)): boolean {
-    for (const filter of this.filters.values()) if (matchesSubscription(event, filter, channel)) return true;
+    if (this.#filter !== undefined && matchesSubscription(event, this.#filter, channel)) return true;
+    for (const { filter } of this.#more ?? []) if (matchesSubscription(event, filter, channel)) return true;
     return false;
   }
 
   deliver(entry: LogEntry): void {
     this.#outbox.sendEntry(entry);
-  }
-}
-
-/** A token bucket: `rate` commands per second sustained, `burst` at once. */
-class RateLimit {
-  #tokens: number;
-  #at = Date.now();
-  constructor(
-    readonly rate: number,
-    readonly burst: number,
-  ) {
-    this.#tokens = burst;
-  }
-
-  /** 0 when allowed, else the ms until the next token. */
-  take(): number {
-    const now = Date.now();
-    this.#tokens = Math.min(this.burst, this.#tokens + ((now - this.#at) / 1000) * this.rate);
-    this.#at = now;
-    if (this.#tokens >= 1) {
-      this.#tokens -= 1;
-      return 0;
-    }
-    return Math.ceil(((1 - this.#tokens) / this.rate) * 1000);
   }
 }
 
@@ -73,76 +88,148 @@ export interface SessionOptions {
   threadId: string | undefined;
 }
 
+/**
+ * Per-connection memory is a benchmark target (issue 7: at most 1.3× a bare
+ * `ws` server's), hence the habits here: fields rather than option and
+ * helper objects, no closures per connection, and the collections made on
+ * first use, sized to what one connection usually holds.
+ */
 export class Session implements SubscriptionHost {
-  readonly #o: SessionOptions;
+  readonly #principal: Principal;
+  readonly #services: HubServices;
+  /** The endpoint's thread; undefined on the multiplexed `/ws`. */
+  readonly #threadId: string | undefined;
   readonly #outbox: Outbox;
-  /** One per subscribed thread; created on first subscribe (idle sockets stay small). */
-  #attachments: Map<string, Attachment> | undefined;
-  readonly #rate: RateLimit;
+  /**
+   * One per subscribed thread, made on first subscribe: the attachment
+   * itself while there is one (a thread endpoint never has more), a Map once
+   * a multiplexed connection follows several threads.
+   */
+  #attachments: Attachment | Map<string, Attachment> | undefined;
+  /** Command rate limit, a token bucket: tokens left, and when they were counted. */
+  #tokens: number;
+  #tokensAt = Date.now();
   /** Runs started here with `on_disconnect: "cancel"`. */
   #owned: Array<{ thread: ThreadRecord; runId: string }> | undefined;
-  /** Commands of one connection are handled in arrival order. */
-  #chain: Promise<void> = Promise.resolve();
+  /** The command being handled and those queued behind it (arrival order); undefined when idle. */
+  #chain: Promise<void> | undefined;
   #closed = false;
-  /** This connection's id in presence rooms. */
-  readonly #id = nanoid(12);
+  /** This connection's id in presence rooms; set when it first joins one. */
+  #presenceId: string | undefined;
   /** Queue subscriptions: id -> queue name. */
   #queues: Map<string, string> | undefined;
 
   constructor(options: SessionOptions) {
-    this.#o = options;
-    const { limits, metrics, presence } = options.services;
-    this.#outbox = new Outbox(options.port, limits, metrics, () => this.close());
-    this.#rate = new RateLimit(limits.commandsPerSecond, limits.commandBurst);
-    presence.connect(this.#id, (event) => this.#outbox.sendEvent(event));
+    this.#principal = options.principal;
+    this.#services = options.services;
+    this.#threadId = options.threadId;
+    const { limits, metrics } = options.services;
+    this.#outbox = new Outbox(options.port, limits, metrics, this);
+    this.#tokens = limits.commandBurst;
+  }
+
+  /** 0 when a command may go now, else the ms until the next token. */
+  #takeToken(): number {
+    const { commandsPerSecond: rate, commandBurst: burst } = this.#services.limits;
+    const now = Date.now();
+    this.#tokens = Math.min(burst, this.#tokens + ((now - this.#tokensAt) / 1000) * rate);
+    this.#tokensAt = now;
+    if (this.#tokens >= 1) {
+      this.#tokens -= 1;
+      return 0;
+    }
+    return Math.ceil(((1 - this.#tokens) / rate) * 1000);
   }
 
   /** One inbound frame, as `ws` delivers it. */
   onFrame(data: Buffer, isBinary: boolean): void {
     if (this.#closed) return;
-    const { limits } = this.#o.services;
+    const { limits } = this.#services;
     // Every frame spends a token, bad ones too, so a flood of junk is limited as well.
-    const wait = this.#rate.take();
+    const wait = this.#takeToken();
     if (isBinary) return this.#reject(errorResponse(null, "invalid_argument", "binary frames are not accepted; send commands as JSON text"));
     if (data.length > limits.maxFrameBytes) {
       return this.#reject(errorResponse(null, "payload_too_large", `frame is ${data.length} bytes; the limit is ${limits.maxFrameBytes}`, { limit: limits.maxFrameBytes }));
     }
     const decoded = decodeCommand(data.toString("utf8"));
     if (wait > 0) {
-      this.#o.services.metrics.rateLimited++;
+      this.#services.metrics.rateLimited++;
       const id = decoded.ok ? decoded.command.id : decoded.error.id;
       return this.#reject(errorResponse(id, "rate_limited", `too many commands; retry in ${wait} ms`, { retry_after_ms: wait }));
     }
     if (!decoded.ok) return this.#reject(errorResponseOf(decoded.error));
     const command = decoded.command;
-    this.#chain = this.#chain.then(async () => {
-      if (this.#closed) return;
-      const outcome = await handleCommand(command, {
-        principal: this.#o.principal,
-        services: this.#o.services,
-        urlThreadId: this.#o.threadId,
-        host: this,
+    const chain = (this.#chain ?? Promise.resolve())
+      .then(async () => {
+        if (this.#closed) return;
+        const outcome = await handleCommand(command, {
+          principal: this.#principal,
+          services: this.#services,
+          urlThreadId: this.#threadId,
+          host: this,
+        });
+        if (this.#closed) return;
+        this.#send("finish" in outcome ? outcome.finish() : outcome);
+      })
+      .catch((error: unknown) => {
+        this.#services.logger.error(`command ${command.method} crashed: ${String(error)}`);
+      })
+      .finally(() => {
+        // Idle again: an idle connection holds no settled promise.
+        if (this.#chain === chain) this.#chain = undefined;
       });
-      if (this.#closed) return;
-      this.#send("finish" in outcome ? outcome.finish() : outcome);
-    }).catch((error: unknown) => {
-      this.#o.services.logger.error(`command ${command.method} crashed: ${String(error)}`);
-    });
+    this.#chain = chain;
+  }
+
+  #attachment(threadId: string): Attachment | undefined {
+    const a = this.#attachments;
+    if (a instanceof Map) return a.get(threadId);
+    return a?.log.threadId === threadId ? a : undefined;
+  }
+
+  #allAttachments(): Iterable<Attachment> {
+    const a = this.#attachments;
+    if (a instanceof Map) return a.values();
+    return a === undefined ? [] : [a];
+  }
+
+  #dropAttachment(threadId: string): void {
+    const a = this.#attachments;
+    if (a instanceof Map) {
+      a.delete(threadId);
+      if (a.size === 0) this.#attachments = undefined;
+    } else if (a?.log.threadId === threadId) {
+      this.#attachments = undefined;
+    }
+  }
+
+  /** Joins a presence room, registering with the relay on the first one. */
+  #joinPresence(room: PresenceRoomRef): ProtocolEvent | undefined {
+    const { presence } = this.#services;
+    if (this.#presenceId === undefined) {
+      this.#presenceId = nanoid(12);
+      presence.connect(this.#presenceId, this.#outbox);
+    }
+    return presence.join(room, this.#presenceId);
+  }
+
+  #leavePresence(room: PresenceRoomRef): void {
+    if (this.#presenceId !== undefined) this.#services.presence.leave(room, this.#presenceId);
   }
 
   subscribe(log: ThreadLog, filter: SubscriptionFilter, since: number | undefined): { subscriptionId: string; replay: ReplayResult; presence?: ProtocolEvent } {
     const replay = log.replay(filter, since);
-    const fresh = !this.#attachments?.has(log.threadId);
+    const fresh = this.#attachment(log.threadId) === undefined;
     const attachment = this.#attachmentFor(log);
     const subscriptionId = nanoid(12);
     this.#add(attachment, subscriptionId, filter);
-    const presence = fresh ? this.#o.services.presence.join(this.#threadRoom(log.threadId), this.#id) : undefined;
+    const presence = fresh ? this.#joinPresence(this.#threadRoom(log.threadId)) : undefined;
     return { subscriptionId, replay, ...(presence ? { presence } : {}) };
   }
 
   async subscribeQueue(queue: string): Promise<{ subscriptionId: string; snapshot: ProtocolEvent[]; start: () => void }> {
-    const { reviews, presence, metrics } = this.#o.services;
-    const principal = this.#o.principal;
+    const { reviews, metrics } = this.#services;
+    const principal = this.#principal;
     // Live events wait until the snapshot is out, so they never precede it.
     let held: ProtocolEvent[] | undefined = [];
     const subscriptionId = reviews.queues.subscribe({
@@ -151,7 +238,7 @@ export class Session implements SubscriptionHost {
       deliver: (event, item) => {
         // A connection that follows the thread got this event from the thread's log. Not so
         // input.requested: the queue's copy (named by `queue`) is what puts the item in the queue view.
-        if (event.method !== "input.requested" && this.#attachments?.get(item.threadId)?.wants(event)) return;
+        if (event.method !== "input.requested" && this.#attachment(item.threadId)?.wants(event)) return;
         const copy: ProtocolEvent = { ...event, queue: item.routing.queue };
         if (held) held.push(copy);
         else this.#outbox.sendEvent(copy);
@@ -164,7 +251,7 @@ export class Session implements SubscriptionHost {
     const snapshot: ProtocolEvent[] = items.flatMap((item) =>
       [requestedEvent(item, now), ...(activeClaim(item, now) ? [claimedEvent(item, now)] : [])].map((e) => ({ ...e, queue: item.routing.queue })),
     );
-    const room = presence.join({ tenant: principal.tenant, kind: "queue", id: queue }, this.#id);
+    const room = this.#joinPresence({ tenant: principal.tenant, kind: "queue", id: queue });
     if (room) snapshot.push(room);
     const start = (): void => {
       const events = held ?? [];
@@ -178,60 +265,62 @@ export class Session implements SubscriptionHost {
     const queue = this.#queues?.get(subscriptionId);
     if (queue === undefined) return false;
     this.#queues?.delete(subscriptionId);
-    this.#o.services.reviews.queues.unsubscribe(subscriptionId);
-    this.#o.services.metrics.subscriptions--;
+    this.#services.reviews.queues.unsubscribe(subscriptionId);
+    this.#services.metrics.subscriptions--;
     if (![...(this.#queues?.values() ?? [])].includes(queue)) {
-      this.#o.services.presence.leave({ tenant: this.#o.principal.tenant, kind: "queue", id: queue }, this.#id);
+      this.#leavePresence({ tenant: this.#principal.tenant, kind: "queue", id: queue });
     }
     return true;
   }
 
   updatePresence(room: PresenceRoomRef, update: string): PresenceResult {
-    return this.#o.services.presence.update(room, this.#id, this.#o.principal, update);
+    // Never joined a room: the presence hub refuses it as not_joined.
+    return this.#services.presence.update(room, this.#presenceId ?? "", this.#principal, update);
   }
 
   #threadRoom(threadId: string): PresenceRoomRef {
-    return { tenant: this.#o.principal.tenant, kind: "thread", id: threadId };
+    return { tenant: this.#principal.tenant, kind: "thread", id: threadId };
   }
 
   restore(log: ThreadLog, subscriptionIds: readonly string[], since: number | undefined): { restored: string[]; replay: ReplayResult } {
     const found = subscriptionIds.flatMap((id) => {
-      const info = this.#o.services.subscriptions.lookup(id, log.threadId, this.#o.principal.tenant);
+      const info = this.#services.subscriptions.lookup(id, log.threadId, this.#principal.tenant);
       return info ? [{ id, filter: info.filter }] : [];
     });
     if (found.length === 0) return { restored: [], replay: { kind: "events", entries: [] } };
     const replay = log.replay(found.map((f) => f.filter), since);
     const attachment = this.#attachmentFor(log);
-    for (const { id, filter } of found) if (!attachment.filters.has(id)) this.#add(attachment, id, filter);
+    for (const { id, filter } of found) if (!attachment.has(id)) this.#add(attachment, id, filter);
     return { restored: found.map((f) => f.id), replay };
   }
 
   #attachmentFor(log: ThreadLog): Attachment {
-    const attachments = (this.#attachments ??= new Map());
-    let attachment = attachments.get(log.threadId);
-    if (!attachment) {
-      attachment = new Attachment(log, this.#outbox);
-      attachments.set(log.threadId, attachment);
-      log.attach(attachment);
-    }
+    const existing = this.#attachment(log.threadId);
+    if (existing) return existing;
+    const attachment = new Attachment(log, this.#outbox);
+    const current = this.#attachments;
+    if (current === undefined) this.#attachments = attachment;
+    else if (current instanceof Map) current.set(log.threadId, attachment);
+    else this.#attachments = new Map([[current.log.threadId, current], [log.threadId, attachment]]);
+    log.attach(attachment);
     return attachment;
   }
 
   #add(attachment: Attachment, id: string, filter: SubscriptionFilter): void {
-    attachment.filters.set(id, filter);
-    this.#o.services.subscriptions.remember(id, { threadId: attachment.log.threadId, tenant: this.#o.principal.tenant, filter });
-    this.#o.services.metrics.subscriptions++;
+    attachment.add(id, filter);
+    this.#services.subscriptions.remember(id, { threadId: attachment.log.threadId, tenant: this.#principal.tenant, filter });
+    this.#services.metrics.subscriptions++;
   }
 
   unsubscribe(threadId: string, subscriptionId: string): boolean {
-    const attachment = this.#attachments?.get(threadId);
-    if (!attachment?.filters.delete(subscriptionId)) return false;
-    this.#o.services.subscriptions.forget(subscriptionId);
-    this.#o.services.metrics.subscriptions--;
-    if (attachment.filters.size === 0) {
+    const attachment = this.#attachment(threadId);
+    if (!attachment?.delete(subscriptionId)) return false;
+    this.#services.subscriptions.forget(subscriptionId);
+    this.#services.metrics.subscriptions--;
+    if (attachment.size === 0) {
       attachment.log.detach(attachment);
-      this.#attachments?.delete(threadId);
-      this.#o.services.presence.leave(this.#threadRoom(threadId), this.#id);
+      this.#dropAttachment(threadId);
+      this.#leavePresence(this.#threadRoom(threadId));
     }
     return true;
   }
@@ -243,7 +332,7 @@ export class Session implements SubscriptionHost {
   /** Thread and queue subscriptions (the idle timeout spares a socket that has any). */
   get subscriptionCount(): number {
     let n = this.#queues?.size ?? 0;
-    for (const a of this.#attachments?.values() ?? []) n += a.filters.size;
+    for (const a of this.#allAttachments()) n += a.size;
     return n;
   }
 
@@ -251,21 +340,21 @@ export class Session implements SubscriptionHost {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const attachment of this.#attachments?.values() ?? []) {
+    for (const attachment of this.#allAttachments()) {
       attachment.log.detach(attachment);
-      this.#o.services.metrics.subscriptions -= attachment.filters.size;
+      this.#services.metrics.subscriptions -= attachment.size;
     }
     this.#attachments = undefined;
     for (const id of this.#queues?.keys() ?? []) {
-      this.#o.services.reviews.queues.unsubscribe(id);
-      this.#o.services.metrics.subscriptions--;
+      this.#services.reviews.queues.unsubscribe(id);
+      this.#services.metrics.subscriptions--;
     }
     this.#queues = undefined;
-    this.#o.services.presence.disconnect(this.#id);
+    if (this.#presenceId !== undefined) this.#services.presence.disconnect(this.#presenceId);
     this.#outbox.dispose();
     for (const { thread, runId } of this.#owned ?? []) {
       // no_such_run: it already ended, nothing to cancel.
-      this.#o.services.runs.cancel(thread, runId).catch(() => undefined);
+      this.#services.runs.cancel(thread, runId).catch(() => undefined);
     }
   }
 
@@ -279,7 +368,7 @@ export class Session implements SubscriptionHost {
   }
 
   #reject(response: ErrorResponse): void {
-    this.#o.services.metrics.framesRejected++;
+    this.#services.metrics.framesRejected++;
     this.#outbox.sendText(encodeResponse(response));
   }
 }

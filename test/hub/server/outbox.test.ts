@@ -16,8 +16,8 @@ class FakePort implements SocketPort {
   bufferedAmount = 0;
   readyState = 1;
   terminated = false;
-  send(data: string | Buffer): void {
-    this.sent.push(data.toString());
+  send(data: string): void {
+    this.sent.push(data);
   }
   sendShared(shared: SharedFrame): void {
     this.sent.push(shared.payload.toString());
@@ -50,7 +50,7 @@ describe("Outbox", () => {
 
   it("writes straight through while the socket keeps up", () => {
     const port = new FakePort();
-    const outbox = new Outbox(port, limits, new HubMetrics(), () => {});
+    const outbox = new Outbox(port, limits, new HubMetrics(), { close() {} });
     outbox.sendEntry(delta("a"));
     outbox.sendEntry(delta("b"));
     expect(texts(port)).toEqual(["a", "b"]);
@@ -60,7 +60,7 @@ describe("Outbox", () => {
   it("coalesces adjacent deltas of one block for a slow reader, and flushes in order when it drains", () => {
     const port = new FakePort();
     const metrics = new HubMetrics();
-    const outbox = new Outbox(port, limits, metrics, () => {});
+    const outbox = new Outbox(port, limits, metrics, { close() {} });
     port.bufferedAmount = 500;
     for (const piece of ["Hel", "lo", " wor", "ld"]) outbox.sendEntry(delta(piece));
     outbox.sendEntry(delta("X", 1)); // another block: not merged
@@ -81,7 +81,7 @@ describe("Outbox", () => {
     const port = new FakePort();
     const metrics = new HubMetrics();
     const onTerminated = vi.fn();
-    const outbox = new Outbox(port, limits, metrics, onTerminated);
+    const outbox = new Outbox(port, limits, metrics, { close: onTerminated });
     port.bufferedAmount = 1500;
     for (let i = 0; i < 10 && !port.terminated; i++) outbox.sendEntry(other());
     expect(port.terminated).toBe(true);
