@@ -28,14 +28,14 @@ function isChildResult(value: unknown): value is ChildResult {
 export const memorySuite: Suite = {
   name: "memory",
   notes: [
-    `**memory** — in a fresh \`node --expose-gc\` process per engine and run (two at a time, as heap is per process; 3 runs, quick: 2): the interrupt graph above with the in-memory saver, 200 warm-up threads (quick: 30) on a saver that is then dropped, ` +
+    `**memory** — in a fresh \`node --expose-gc\` process per engine and run (two at a time, as heap is per process; 3 runs, quick: 2): the interrupt graph above with the in-memory saver, 200 warm-up threads on a saver that is then dropped, ` +
       `a forced-GC heap baseline, then up to ${THREADS.toLocaleString("en-US")} new threads each paused at \`interrupt()\` (bounded in time; the row says the fewest held), ` +
       "forced GC again; bytes per thread = heapUsed delta ÷ threads. Thread ids are created inside the loop, so they are charged too.",
   ],
   async run(ctx) {
     const threads = ctx.quick ? 1_000 : THREADS;
     const budgetMs = ctx.quick ? 3_000 : 75_000;
-    const warmup = ctx.quick ? 30 : 200;
+    const warmup = 200;
     const perThread: Record<EngineName, number[]> = { switchboard: [], langgraph: [] };
     let fewest = threads;
     // Two children at a time: heap is per process, so sharing the CPU only

@@ -34,8 +34,9 @@ try {
     .sort((a, b) => b.bytes - a.bytes);
   console.log("heap census diff per connection (count, self bytes):");
   let sum = 0;
-  for (const d of diff.slice(0, 40)) console.log(`  ${d.bytes.toFixed(0).padStart(6)} B  ${d.count.toFixed(2).padStart(6)}×  ${d.k}`);
-  for (const d of diff) sum += d.bytes;
+  for (const d of diff.slice(0, 60)) console.log(`  ${d.bytes.toFixed(0).padStart(6)} B  ${d.count.toFixed(2).padStart(6)}×  ${d.k}`);
+  // Indented rows break "(array)" down by owner; they are already in its row.
+  for (const d of diff) if (!d.k.startsWith(" ")) sum += d.bytes;
   console.log(`  total ${sum.toFixed(0)} B`);
 } finally {
   await stopAll([server.child, client]);

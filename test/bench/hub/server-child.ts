@@ -40,24 +40,69 @@ async function settledMemory(): Promise<NodeJS.MemoryUsage> {
 }
 
 /** Profiling aid (not used by the suites): self size and count per constructor name in a heap snapshot. */
+const BY_OWNER = new Set(["(array)", "object:Array", "object:Object", "closure:", "(string)"]);
+
 async function census(): Promise<Record<string, [number, number]>> {
   await settledMemory();
   const file = writeHeapSnapshot();
-  const snap = JSON.parse(readFileSync(file, "utf8")) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[]; strings: string[] };
+  const snap = JSON.parse(readFileSync(file, "utf8")) as {
+    snapshot: { meta: { node_fields: string[]; node_types: [string[]]; edge_fields: string[]; edge_types: [string[]] } };
+    nodes: number[];
+    edges: number[];
+    strings: string[];
+  };
   rmSync(file, { force: true });
   const fields = snap.snapshot.meta.node_fields;
   const width = fields.length;
   const iType = fields.indexOf("type");
   const iName = fields.indexOf("name");
   const iSize = fields.indexOf("self_size");
+  const iEdges = fields.indexOf("edge_count");
   const types = snap.snapshot.meta.node_types[0];
-  const out: Record<string, [number, number]> = {};
-  for (let i = 0; i < snap.nodes.length; i += width) {
+  const label = (i: number): string => {
     const type = types[snap.nodes[i + iType] as number];
-    const name = type === "object" || type === "closure" ? `${type}:${snap.strings[snap.nodes[i + iName] as number]}` : `(${type})`;
-    const e = (out[name] ??= [0, 0]);
-    e[0] += 1;
-    e[1] += snap.nodes[i + iSize] as number;
+    return type === "object" || type === "closure" ? `${type}:${snap.strings[snap.nodes[i + iName] as number]}` : `(${type})`;
+  };
+  // Internal arrays, arrays and plain objects are also named by their first owner and edge
+  // (e.g. "(array) <- object:Map.table"), to see whose they are.
+  const eFields = snap.snapshot.meta.edge_fields;
+  const eWidth = eFields.length;
+  const eType = eFields.indexOf("type");
+  const eName = eFields.indexOf("name_or_index");
+  const eTo = eFields.indexOf("to_node");
+  const edgeTypes = snap.snapshot.meta.edge_types[0];
+  const owner = new Map<number, string>();
+  const ownerIndex = new Map<number, number>();
+  let e = 0;
+  for (let i = 0; i < snap.nodes.length; i += width) {
+    const count = snap.nodes[i + iEdges] as number;
+    for (let k = 0; k < count; k++, e += eWidth) {
+      const to = snap.edges[e + eTo] as number;
+      if (owner.has(to)) continue;
+      const kind = edgeTypes[snap.edges[e + eType] as number];
+      const raw = snap.edges[e + eName] as number;
+      if (kind === "weak" || kind === "shortcut") continue;
+      const edge = kind === "element" || kind === "hidden" ? `[${kind}]` : snap.strings[raw];
+      owner.set(to, `${label(i)}.${edge}`);
+      ownerIndex.set(to, i);
+    }
+  }
+  const out: Record<string, [number, number]> = {};
+  const add = (name: string, size: number): void => {
+    const row = (out[name] ??= [0, 0]);
+    row[0] += 1;
+    row[1] += size;
+  };
+  for (let i = 0; i < snap.nodes.length; i += width) {
+    const name = label(i);
+    const size = snap.nodes[i + iSize] as number;
+    add(name, size);
+    if (!BY_OWNER.has(name)) continue;
+    const first = owner.get(i) ?? "?";
+    const parent = ownerIndex.get(i);
+    // An array's elements store: name it by whoever holds the array too.
+    const second = (first === "object:Array.elements" || first === "object:Object.properties") && parent !== undefined ? ` <- ${owner.get(parent) ?? "?"}` : "";
+    add(`  ${name} <- ${first}${second}`, size);
   }
   return out;
 }
