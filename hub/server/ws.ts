@@ -12,7 +12,6 @@ import { WebSocket, WebSocketServer, type RawData } from "ws";
 import { SUBPROTOCOL_PREFIX, checkPermission, type AuthFailure, type Principal } from "../auth/index.ts";
 import { toSwitchboardError } from "../runs/index.ts";
 import type { HubServices } from "../services.ts";
-import type { SharedFrame } from "../transports/frames.ts";
 import type { SocketPort } from "../transports/outbox.ts";
 import { Session } from "../transports/session.ts";
 import { principalOf, streamThreadId } from "./principal.ts";
@@ -70,8 +69,8 @@ class HubSocket extends WebSocket implements SocketPort {
   /** Time of the last inbound frame (for the idle timeout). */
   lastFrameAt = 0;
 
-  sendShared(shared: SharedFrame): void {
-    if (this.readyState === WebSocket.OPEN) this.raw?.write(shared.frame);
+  sendFrame(frame: Buffer): void {
+    if (this.readyState === WebSocket.OPEN) this.raw?.write(frame);
   }
 
   override emit(event: string | symbol, ...args: unknown[]): boolean {

@@ -1,5 +1,5 @@
 /** hub/threads: per-thread event logs, replay and fan-out. */
-export { DEFAULT_REPLAY_CAPACITY, ThreadLog } from "./thread-log.ts";
-export type { EventTransformer, LogEntry, LogSubscriber, ReplayResult, ThreadLogOptions } from "./thread-log.ts";
+export { DEFAULT_REPLAY_CAPACITY, LogEntry, ThreadLog } from "./thread-log.ts";
+export type { EventTransformer, LogSubscriber, ReplayResult, ThreadLogOptions } from "./thread-log.ts";
 export { ThreadLogs } from "./registry.ts";
 export type { ThreadLogsOptions, ThreadSeed } from "./registry.ts";

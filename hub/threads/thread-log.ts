@@ -9,14 +9,39 @@
  * Replay on subscribe = that baseline + the current run's events; a resume is
  * a new run, so an answered `input.requested` never reappears as pending.
  */
-import { channelOf, encodeEvent, matchesSubscription } from "../protocol/index.ts";
+import { channelOf, encodeEventFrame, framePayload, matchesSubscription } from "../protocol/index.ts";
 import type { Channel, EventOf, PendingInterrupt, ProtocolEvent, ResyncData, RunStatus, SubscriptionFilter } from "../protocol/index.ts";
 
-/** One published event: the same object and text go to every subscriber. */
-export interface LogEntry {
+/**
+ * One published event: the same object and bytes go to every subscriber.
+ * The JSON is kept only inside the WebSocket frame, outside the JS heap:
+ * entries live in the replay buffer through many young-generation
+ * collections, and every object or string they hold lengthens those pauses
+ * (the fan-out benchmark's tail latency).
+ */
+export class LogEntry {
   readonly seq: number;
   readonly event: ProtocolEvent;
-  readonly text: string;
+  /** The event's WebSocket TEXT frame, encoded once (its payload is the event's JSON). */
+  readonly frame: Buffer;
+  /** Its SSE frame, made by the first SSE stream that sends it (transports/sse.ts). */
+  sseFrame: Uint8Array | undefined = undefined;
+
+  constructor(event: ProtocolEvent & { seq: number }) {
+    this.seq = event.seq;
+    this.event = event;
+    this.frame = encodeEventFrame(event);
+  }
+
+  /** The event's JSON (the frame's payload). */
+  get payload(): Buffer {
+    return framePayload(this.frame);
+  }
+
+  /** The event's JSON as a string, decoded from the frame. */
+  get text(): string {
+    return this.payload.toString("utf8");
+  }
 }
 
 export interface LogSubscriber {
@@ -117,8 +142,8 @@ export class ThreadLog {
       if (event === null) continue;
       const seq = ++this.#seq;
       if (!this.#inRun && BETWEEN_RUNS.has(event.method)) this.#between ??= seq;
-      const stamped: ProtocolEvent = { ...event, seq, event_id: String(seq) };
-      const entry: LogEntry = { seq, event: stamped, text: encodeEvent(stamped) };
+      const stamped = { ...event, seq, event_id: String(seq) };
+      const entry = new LogEntry(stamped);
       this.#append(entry);
       this.#track(entry);
       published.push(entry);

@@ -9,14 +9,13 @@
 import type { HubMetrics } from "../metrics.ts";
 import { encodeEvent, type EventOf, type ProtocolEvent } from "../protocol/index.ts";
 import type { LogEntry } from "../threads/index.ts";
-import { sharedFrame, type SharedFrame } from "./frames.ts";
 
 /** The few things the hub needs from a WebSocket (`ws` in production, fakes in tests). */
 export interface SocketPort {
   /** Sends one TEXT frame. */
   send(text: string): void;
-  /** Sends a TEXT frame built once for many sockets: write `frame` as is, or send `payload`. */
-  sendShared(shared: SharedFrame): void;
+  /** Writes a complete TEXT frame built once for many sockets (protocol textFrame) as it is. */
+  sendFrame(frame: Buffer): void;
   close(code: number, reason: string): void;
   /** Drops the connection at once (no close handshake). */
   terminate(): void;
@@ -37,14 +36,15 @@ type DeltaEvent = EventOf<"messages">;
 
 /** A frame waiting for the socket to drain; a class, so every one has the same shape. */
 class Queued {
-  readonly data: string | SharedFrame;
+  /** A text to send, or a prebuilt frame. */
+  readonly data: string | Buffer;
   readonly bytes: number;
   /** Set for a text delta that a later one may extend. */
   readonly delta: DeltaEvent | undefined;
 
-  constructor(data: string | SharedFrame, delta?: DeltaEvent) {
+  constructor(data: string | Buffer, delta?: DeltaEvent) {
     this.data = data;
-    this.bytes = typeof data === "string" ? Buffer.byteLength(data) : data.payload.byteLength;
+    this.bytes = typeof data === "string" ? Buffer.byteLength(data) : data.byteLength;
     this.delta = delta;
   }
 }
@@ -111,10 +111,10 @@ export class Outbox {
   sendEntry(entry: LogEntry): void {
     if (this.#dead || this.#port.readyState !== OPEN) return;
     if (this.#queue.length === 0 && this.#port.bufferedAmount <= this.#limits.sendSoftBytes) {
-      this.#write(sharedFrame(entry));
+      this.#write(entry.frame);
       return;
     }
-    this.#push(new Queued(sharedFrame(entry), textDeltaOf(entry.event)));
+    this.#push(new Queued(entry.frame, textDeltaOf(entry.event)));
   }
 
   sendEvent(event: ProtocolEvent): void {
@@ -155,9 +155,9 @@ export class Outbox {
     this.#schedule();
   }
 
-  #write(data: string | SharedFrame): void {
+  #write(data: string | Buffer): void {
     if (typeof data === "string") this.#port.send(data);
-    else this.#port.sendShared(data);
+    else this.#port.sendFrame(data);
     this.#metrics.deliveries++;
   }
 

@@ -9,17 +9,16 @@ import { encodeEvent, matchesSubscription, type ProtocolEvent, type Subscription
 import type { HubServices } from "../services.ts";
 import type { LogEntry, LogSubscriber, ReplayResult, ThreadLog } from "../threads/index.ts";
 
-const frames = new WeakMap<LogEntry, Uint8Array>();
 const encoder = new TextEncoder();
 
 const frameOf = (event: ProtocolEvent, text: string): Uint8Array =>
   encoder.encode(`event: ${event.method}\nid: ${event.event_id ?? ""}\ndata: ${text}\n\n`);
 
-/** The entry's SSE frame, encoded once for all streams. */
+const END_OF_EVENT = Buffer.from("\n\n");
+
+/** The entry's SSE frame, built once for all streams around the bytes its WebSocket frame already holds. */
 export function sseFrame(entry: LogEntry): Uint8Array {
-  let frame = frames.get(entry);
-  if (!frame) frames.set(entry, (frame = frameOf(entry.event, entry.text)));
-  return frame;
+  return (entry.sseFrame ??= Buffer.concat([Buffer.from(`event: ${entry.event.method}\nid: ${entry.event.event_id ?? ""}\ndata: `), entry.payload, END_OF_EVENT]));
 }
 
 const HEARTBEAT = encoder.encode(": heartbeat\n\n");

@@ -15,6 +15,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 import { Session } from "node:inspector/promises";
+import { PerformanceObserver } from "node:perf_hooks";
 import { writeHeapSnapshot } from "node:v8";
 import { selfTimeByFile, selfTimes, totalTimes, type CpuProfile } from "../lib/cpuprofile.ts";
 import * as wsModule from "ws";
@@ -107,6 +108,24 @@ async function census(): Promise<Record<string, [number, number]>> {
   return out;
 }
 
+/** Profiling aid (not used by the suites): garbage-collection pauses since the last ask, with ms by kind. */
+const GC_KINDS: Record<number, string> = { 1: "minor", 2: "major", 4: "incremental", 8: "weakcb" };
+let gcPauses = { count: 0, totalMs: 0, maxMs: 0, kinds: {} as Record<string, number> };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gcPauses.count += 1;
+    gcPauses.totalMs += entry.duration;
+    gcPauses.maxMs = Math.max(gcPauses.maxMs, entry.duration);
+    const kind = GC_KINDS[(entry as { detail?: { kind?: number } }).detail?.kind ?? 0] ?? "other";
+    gcPauses.kinds[kind] = (gcPauses.kinds[kind] ?? 0) + entry.duration;
+  }
+}).observe({ entryTypes: ["gc"] });
+function takeGcPauses(): typeof gcPauses {
+  const taken = gcPauses;
+  gcPauses = { count: 0, totalMs: 0, maxMs: 0, kinds: {} };
+  return taken;
+}
+
 /** Profiling aid (not used by the suites): a CPU profile of whatever the server does between start and stop. */
 let profiler: Session | undefined;
 const ROOT = new URL("../../..", import.meta.url).pathname;
@@ -195,6 +214,7 @@ if (mode === "hub") {
       profStart: () => profStart(),
       profStop: () => profStop(),
       cpu: () => process.cpuUsage(),
+      gc: () => takeGcPauses(),
       stats: () => ({ connections: hub.services.metrics.connections, subscriptions: hub.services.metrics.subscriptions, metrics: { ...hub.services.metrics } }),
     },
     async () => ({ port: hub.port, pid: process.pid }),
@@ -242,6 +262,7 @@ if (mode === "hub") {
       profStart: () => profStart(),
       profStop: () => profStop(),
       cpu: () => process.cpuUsage(),
+      gc: () => takeGcPauses(),
       stats: () => ({ connections: wss.clients.size, subscriptions: 0 }),
     },
     async () => ({ port, pid: process.pid }),

@@ -6,9 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { HubMetrics } from "../../../hub/metrics.ts";
 import type { ProtocolEvent } from "../../../hub/protocol/index.ts";
-import { encodeEvent } from "../../../hub/protocol/index.ts";
-import type { LogEntry } from "../../../hub/threads/index.ts";
-import type { SharedFrame } from "../../../hub/transports/frames.ts";
+import { LogEntry } from "../../../hub/threads/index.ts";
+import { framePayload } from "../../../hub/protocol/index.ts";
 import { Outbox, type SocketPort } from "../../../hub/transports/outbox.ts";
 
 class FakePort implements SocketPort {
@@ -19,8 +18,8 @@ class FakePort implements SocketPort {
   send(data: string): void {
     this.sent.push(data);
   }
-  sendShared(shared: SharedFrame): void {
-    this.sent.push(shared.payload.toString());
+  sendFrame(frame: Buffer): void {
+    this.sent.push(framePayload(frame).toString());
   }
   close(): void {
     this.readyState = 3;
@@ -34,7 +33,7 @@ class FakePort implements SocketPort {
 let seq = 0;
 const entry = (event: ProtocolEvent): LogEntry => {
   const stamped = { ...event, seq: ++seq, event_id: String(seq) };
-  return { seq, event: stamped, text: encodeEvent(stamped) };
+  return new LogEntry(stamped);
 };
 const delta = (text: string, index = 0, message = "m1"): LogEntry =>
   entry({ type: "event", thread_id: "t", method: "messages", params: { namespace: [], timestamp: 1, node: "draft", data: { event: "content-block-delta", index, delta: { type: "text-delta", text }, run_id: message } } });

@@ -1,0 +1,40 @@
+/**
+ * Where fan-out latency's tail comes from (a tool for the report, not part of
+ * `npm run bench`): N observers, `count` events per run, hub and bare
+ * `ws.send` alternating; prints each run's p50/p99 and the server's
+ * garbage-collection pauses during it.
+ *   npx tsx test/bench/hub/profile-latency.ts [N] [count] [runs]
+ */
+import { bareUrl, hubThreadUrl, shares, startClients, startServer, stopAll } from "./common.ts";
+import { merge, quantile, type Histogram } from "./histogram.ts";
+
+const n = Number(process.argv[2] ?? 100);
+const count = Number(process.argv[3] ?? 600);
+const runs = Number(process.argv[4] ?? 5);
+const root = new URL("../../..", import.meta.url).pathname;
+const hub = await startServer(root, "hub");
+const bare = await startServer(root, "bare");
+const clients = await startClients(root, 2);
+type Gc = { count: number; totalMs: number; maxMs: number; kinds: Record<string, number> };
+try {
+  await Promise.all(clients.map((c, i) => c.request("open", { group: "hub", url: hubThreadUrl(hub.port, "lat"), n: shares(n, 2)[i], subscribe: { channels: ["custom"] } }, 120_000)));
+  await Promise.all(clients.map((c, i) => c.request("open", { group: "bare", url: bareUrl(bare.port), n: shares(n, 2)[i] }, 120_000)));
+  for (let run = 0; run <= runs; run++) {
+    for (const side of ["hub", "send"] as const) {
+      const server = side === "hub" ? hub : bare;
+      await Promise.all(clients.map((c) => c.request("arm", { group: side === "hub" ? "hub" : "bare", expect: count })));
+      await server.child.request("gc");
+      await server.child.request("go", side === "hub" ? { threadId: "lat", count } : { count, variant: "send" });
+      const got = await Promise.all(clients.map((c) => c.request<{ hist: Histogram }>("collect", { timeoutMs: 30_000 }, 40_000)));
+      const gc = await server.child.request<Gc>("gc");
+      const hist: Histogram = {};
+      for (const g of got) merge(hist, g.hist);
+      if (run === 0) continue; // warm-up
+      console.log(
+        `run ${run} ${side.padEnd(4)} p50 ${quantile(hist, 0.5).toFixed(2)} ms  p99 ${quantile(hist, 0.99).toFixed(2)} ms  max ${quantile(hist, 1).toFixed(2)} ms  gc ${gc.count}× ${gc.totalMs.toFixed(1)} ms (max ${gc.maxMs.toFixed(1)}; ${Object.entries(gc.kinds).map(([k, ms]) => `${k} ${ms.toFixed(1)}`).join(", ")})`,
+      );
+    }
+  }
+} finally {
+  await stopAll([hub.child, bare.child, ...clients]);
+}
