@@ -200,6 +200,8 @@ export interface InputClaimResult {
 }
 export interface QueueSubscribeResult {
   subscription_id: string;
+  /** How many open items the snapshot holds: their `input.requested` events follow this reply. */
+  items: number;
 }
 
 // ---------------------------------------------------------------------------
