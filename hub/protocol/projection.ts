@@ -70,8 +70,9 @@ function readInterrupts(value: unknown): Array<{ id: string; value: unknown }> {
  */
 export function customDataOf(value: unknown): CustomData {
   if (isRecord(value) && typeof value["name"] === "string" && CUSTOM_NAME.test(value["name"])) {
+    if (Object.hasOwn(value, "payload")) return { name: value["name"], payload: value["payload"] };
     const { name, ...rest } = value;
-    return { name: value["name"], payload: "payload" in rest ? rest["payload"] : rest };
+    return { name, payload: rest };
   }
   return { payload: value };
 }
@@ -106,12 +107,8 @@ export function createProjector(options: ProjectorOptions): Projector {
   let seq = 0;
   let finished = false;
 
-  const params = <D>(ns: readonly string[], data: D, node?: string): EventParams<D> => ({
-    namespace: [...ns],
-    timestamp: now(),
-    ...(node === undefined ? {} : { node }),
-    data,
-  });
+  const params = <D>(ns: readonly string[], data: D, node?: string): EventParams<D> =>
+    node === undefined ? { namespace: [...ns], timestamp: now(), data } : { namespace: [...ns], timestamp: now(), node, data };
   const head = () => ({ type: "event" as const, thread_id: threadId, run_id: runId, run_seq: ++seq });
 
   const lifecycle = (out: ProtocolEvent[], ns: readonly string[], data: LifecycleData): void => {
@@ -132,6 +129,9 @@ export function createProjector(options: ProjectorOptions): Projector {
 
   /** A namespace runs once it executes something; its ancestors run too. */
   const ensureRunning = (ns: readonly string[], out: ProtocolEvent[]): void => {
+    // `running` never reverts, and is set on every ancestor at once: nothing to do (the
+    // common case: every token and custom event of a running node comes here).
+    if (namespaces.get(keyOf(ns))?.running === true) return;
     ensureStarted(ns, out);
     for (let depth = 0; depth <= ns.length; depth++) {
       const state = namespaces.get(keyOf(ns.slice(0, depth)));
@@ -187,8 +187,13 @@ export function createProjector(options: ProjectorOptions): Projector {
 
   /** The node of an event that does not name one: the only task running in ns. */
   const soleNode = (ns: readonly string[]): string | undefined => {
-    const names = new Set(runningTasks.get(keyOf(ns))?.values() ?? []);
-    return names.size === 1 ? [...names][0] : undefined;
+    // Runs for every custom event: no allocation.
+    let only: string | undefined;
+    for (const name of runningTasks.get(keyOf(ns))?.values() ?? []) {
+      if (only === undefined) only = name;
+      else if (name !== only) return undefined;
+    }
+    return only;
   };
 
   const askInterrupt = (ns: readonly string[], id: string, value: unknown, node: string | undefined, out: ProtocolEvent[]): void => {
@@ -256,7 +261,7 @@ export function createProjector(options: ProjectorOptions): Projector {
       }
       case "custom": {
         ensureRunning(ns, out);
-        out.push({ ...head(), method: "custom", params: params(ns, customDataOf(part.data), soleNode(ns)) });
+        out.push({ type: "event", thread_id: threadId, run_id: runId, run_seq: ++seq, method: "custom", params: params(ns, customDataOf(part.data), soleNode(ns)) });
         return;
       }
       case "tasks":
