@@ -72,7 +72,12 @@ export function namespaceMatches(namespace: Namespace, filter: Pick<Subscription
  * A caller matching one event against many filters passes its channel, worked out once.
  */
 export function matchesSubscription(event: ProtocolEvent, filter: SubscriptionFilter, channel: Channel | null = channelOf(event)): boolean {
+  return matchesRoute(channel, event.params.namespace, filter);
+}
+
+/** matchesSubscription on an event's channel and namespace alone. */
+export function matchesRoute(channel: Channel | null, namespace: Namespace, filter: SubscriptionFilter): boolean {
   if (channel === null) return false;
   const channelOk = filter.channels.includes(channel) || (channel.startsWith("custom:") && filter.channels.includes("custom"));
-  return channelOk && namespaceMatches(event.params.namespace, filter);
+  return channelOk && namespaceMatches(namespace, filter);
 }

@@ -9,28 +9,50 @@
  * Replay on subscribe = that baseline + the current run's events; a resume is
  * a new run, so an answered `input.requested` never reappears as pending.
  */
-import { channelOf, encodeEventFrame, framePayload, matchesSubscription } from "../protocol/index.ts";
-import type { Channel, EventOf, PendingInterrupt, ProtocolEvent, ResyncData, RunStatus, SubscriptionFilter } from "../protocol/index.ts";
+import { channelOf, encodeEventFrame, framePayload, matchesRoute } from "../protocol/index.ts";
+import type { Channel, EventOf, Namespace, PendingInterrupt, ProtocolEvent, ResyncData, RunStatus, SubscriptionFilter } from "../protocol/index.ts";
 
 /**
  * One published event: the same object and bytes go to every subscriber.
- * The JSON is kept only inside the WebSocket frame, outside the JS heap:
- * entries live in the replay buffer through many young-generation
- * collections, and every object or string they hold lengthens those pauses
- * (the fan-out benchmark's tail latency).
+ *
+ * Entries live in the replay buffer through many young-generation
+ * collections, and every object they hold lengthens those pauses (the
+ * fan-out benchmark's tail latency). So the event's JSON is kept only inside
+ * its WebSocket frame, outside the JS heap, and once the entry has been
+ * published and observed the log drops the parsed event of the high-volume
+ * kinds (tokens, custom, updates…): replay needs only the channel,
+ * namespace and bytes, and `event` decodes the frame again for the rare
+ * caller that wants it later.
  */
 export class LogEntry {
   readonly seq: number;
-  readonly event: ProtocolEvent;
   /** The event's WebSocket TEXT frame, encoded once (its payload is the event's JSON). */
   readonly frame: Buffer;
+  readonly method: ProtocolEvent["method"];
+  /** What subscription filters match on, kept after the parsed event is dropped. */
+  readonly channel: Channel | null;
+  readonly namespace: Namespace;
   /** Its SSE frame, made by the first SSE stream that sends it (transports/sse.ts). */
   sseFrame: Uint8Array | undefined = undefined;
+  #event: ProtocolEvent | undefined;
 
   constructor(event: ProtocolEvent & { seq: number }) {
     this.seq = event.seq;
-    this.event = event;
     this.frame = encodeEventFrame(event);
+    this.method = event.method;
+    this.channel = channelOf(event);
+    this.namespace = event.params.namespace;
+    this.#event = event;
+  }
+
+  /** The event: the object published, or (once dropped) decoded again from the frame. */
+  get event(): ProtocolEvent {
+    return this.#event ?? (JSON.parse(this.text) as ProtocolEvent);
+  }
+
+  /** Drops the parsed event; `event` decodes the frame from now on. */
+  release(): void {
+    this.#event = undefined;
   }
 
   /** The event's JSON (the frame's payload). */
@@ -71,6 +93,12 @@ const onlyInterruptKey = (data: Record<string, unknown>): boolean => {
   return keys.length === 1 && keys[0] === "__interrupt__";
 };
 
+/**
+ * Channels whose entries keep their parsed event: the baseline (values, lifecycle, pending
+ * input) reads them, and they are few next to tokens and custom events.
+ */
+const KEEP_PARSED: ReadonlySet<string> = new Set(["values", "lifecycle", "input"]);
+
 /** Review events published while no run is in progress; the next run's replay starts with them. */
 const BETWEEN_RUNS: ReadonlySet<string> = new Set(["input.answered", "input.claimed", "input.released", "input.expired"]);
 
@@ -95,6 +123,8 @@ export class ThreadLog {
   readonly #pending = new Map<string, LogEntry>();
   readonly #answered = new Set<string>();
   readonly #subscribers = new Set<LogSubscriber>();
+  /** The entries of the last publish call; their events are released at the next one. */
+  #lastBatch: readonly LogEntry[] = [];
 
   constructor(options: ThreadLogOptions) {
     this.threadId = options.threadId;
@@ -147,9 +177,12 @@ export class ThreadLog {
       this.#append(entry);
       this.#track(entry);
       published.push(entry);
-      const channel = channelOf(stamped);
-      for (const subscriber of this.#subscribers) if (subscriber.wants(stamped, channel)) subscriber.deliver(entry);
+      for (const subscriber of this.#subscribers) if (subscriber.wants(stamped, entry.channel)) subscriber.deliver(entry);
     }
+    // The previous batch has been fanned out and seen by the caller's observers (which
+    // run right after publish returns): drop the parsed events the log no longer needs.
+    for (const entry of this.#lastBatch) if (!KEEP_PARSED.has(entry.channel ?? "")) entry.release();
+    this.#lastBatch = published;
     return published;
   }
 
@@ -184,7 +217,7 @@ export class ThreadLog {
    */
   replay(filters: SubscriptionFilter | readonly SubscriptionFilter[], since?: number): ReplayResult {
     const list: readonly SubscriptionFilter[] = Array.isArray(filters) ? filters : [filters];
-    const wanted = (e: LogEntry): boolean => list.some((f) => matchesSubscription(e.event, f));
+    const wanted = (e: LogEntry): boolean => list.some((f) => matchesRoute(e.channel, e.namespace, f));
     const oldest = this.#size === 0 ? this.#seq + 1 : this.#at(0).seq;
     if (since === undefined) {
       // A client without `since` claims no continuity, so a run whose start is

@@ -18,7 +18,8 @@ const END_OF_EVENT = Buffer.from("\n\n");
 
 /** The entry's SSE frame, built once for all streams around the bytes its WebSocket frame already holds. */
 export function sseFrame(entry: LogEntry): Uint8Array {
-  return (entry.sseFrame ??= Buffer.concat([Buffer.from(`event: ${entry.event.method}\nid: ${entry.event.event_id ?? ""}\ndata: `), entry.payload, END_OF_EVENT]));
+  // A log entry's event_id is String(seq).
+  return (entry.sseFrame ??= Buffer.concat([Buffer.from(`event: ${entry.method}\nid: ${entry.seq}\ndata: `), entry.payload, END_OF_EVENT]));
 }
 
 const HEARTBEAT = encoder.encode(": heartbeat\n\n");

@@ -5,6 +5,7 @@
  * suite is done with it or when it outlives its bound.
  */
 import { fork, type ChildProcess } from "node:child_process";
+import { createWriteStream } from "node:fs";
 
 export class BenchChild {
   readonly #child: ChildProcess;
@@ -22,7 +23,10 @@ export class BenchChild {
     child.stderr?.setEncoding("utf8").on("data", (d: string) => {
       this.#stderr = (this.#stderr + d).slice(-4000);
     });
-    child.stdout?.resume();
+    // Profiling aid: BENCH_CHILD_STDOUT=/tmp/x keeps each child's stdout (e.g. --trace-gc) in /tmp/x.<name>.log.
+    const keep = process.env["BENCH_CHILD_STDOUT"];
+    if (keep) child.stdout?.pipe(createWriteStream(`${keep}.${name.replace(/\W+/g, "-")}.log`));
+    else child.stdout?.resume();
     child.on("message", (raw) => {
       const msg = raw as { id: number; ok: boolean; value?: unknown; error?: string };
       const w = this.#waiting.get(msg.id);

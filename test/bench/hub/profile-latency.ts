@@ -12,8 +12,10 @@ const n = Number(process.argv[2] ?? 100);
 const count = Number(process.argv[3] ?? 600);
 const runs = Number(process.argv[4] ?? 5);
 const root = new URL("../../..", import.meta.url).pathname;
-const hub = await startServer(root, "hub");
-const bare = await startServer(root, "bare");
+// SERVER_FLAGS="--trace-gc" (with BENCH_CHILD_STDOUT=/tmp/x to keep the output) go to both servers.
+const flags = (process.env["SERVER_FLAGS"] ?? "").split(" ").filter(Boolean);
+const hub = await startServer(root, "hub", flags);
+const bare = await startServer(root, "bare", flags);
 const clients = await startClients(root, 2);
 type Gc = { count: number; totalMs: number; maxMs: number; kinds: Record<string, number> };
 try {

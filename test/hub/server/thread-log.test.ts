@@ -39,6 +39,31 @@ describe("ThreadLog", () => {
     expect(a.got).toHaveLength(3);
   });
 
+  it("drops parsed high-volume events once the next batch is published, and gives the same event back from the bytes", () => {
+    const log = new ThreadLog({ threadId: "t" });
+    log.beginRun("r1");
+    const tick = (i: number): ProtocolEvent =>
+      ({ type: "event", thread_id: "t", run_id: "r1", method: "custom", params: { namespace: ["sub:1"], timestamp: 1, node: "n", data: { name: "tick", payload: { i, s: "é€" } } } }) as ProtocolEvent;
+    const [first] = log.publish([tick(1)]);
+    const [values] = log.publish([ev("values", { x: 1 })]);
+    const original = first!.event; // still the published object until the next publish
+    log.publish([tick(2)]);
+    log.publish([tick(3)]);
+    // Released: decoded again, equal to what was published, a new object each time.
+    expect(first!.event).toEqual(original);
+    expect(first!.event).not.toBe(first!.event);
+    // The baseline kinds stay parsed: one object.
+    expect(values!.event).toBe(values!.event);
+    // Replay matches on channel and namespace, released or not.
+    const replay = log.replay({ channels: ["custom:tick"], namespaces: [["sub"]] }, 0);
+    expect(replay.kind === "events" && replay.entries.map((e) => (e.event.method === "custom" ? e.event.params.data.payload : null))).toEqual([
+      { i: 1, s: "é€" },
+      { i: 2, s: "é€" },
+      { i: 3, s: "é€" },
+    ]);
+    expect(log.replay({ channels: ["custom"], namespaces: [["other"]] }, 0)).toEqual({ kind: "events", entries: [] });
+  });
+
   it("applies the transform hook before numbering (drop or redact)", () => {
     const log = new ThreadLog({
       threadId: "t",
