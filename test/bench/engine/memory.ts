@@ -34,7 +34,7 @@ export const memorySuite: Suite = {
   ],
   async run(ctx) {
     const threads = ctx.quick ? 1_000 : THREADS;
-    const budgetMs = ctx.quick ? 3_000 : 75_000;
+    const budgetMs = ctx.quick ? 2_000 : 75_000;
     const warmup = 200;
     const perThread: Record<EngineName, number[]> = { switchboard: [], langgraph: [] };
     let fewest = threads;
