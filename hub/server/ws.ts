@@ -16,7 +16,6 @@ import type { SocketPort } from "../transports/outbox.ts";
 import { Session } from "../transports/session.ts";
 import { principalOf, streamThreadId } from "./principal.ts";
 
-
 export interface WebSocketGlue {
   /** Closes every socket (1001) and stops the heartbeat. */
   close(): Promise<void>;

@@ -75,6 +75,44 @@ describe("connections", () => {
   });
 });
 
+describe("several subscriptions on one connection", () => {
+  it("come and go independently, on one thread and across threads (/ws)", async () => {
+    const hub = await testHub();
+    const mux = await TestSocket.open(wsUrl(hub, "/ws"));
+    const onA = { thread_id: "m-a" };
+    const onB = { thread_id: "m-b" };
+    const lifecycleA = await mux.subscribe({ channels: ["lifecycle"] }, onA);
+    const messagesA = await mux.subscribe({ channels: ["messages"] }, onA);
+    const lifecycleB = await mux.subscribe({ channels: ["lifecycle"] }, onB);
+    expect(hub.services.metrics.subscriptions).toBe(3);
+
+    // Drop the first subscription of thread A: the second one keeps delivering.
+    expect(await mux.request("subscription.unsubscribe", { subscription_id: lifecycleA }, onA)).toMatchObject({ type: "success" });
+    const witness = await TestSocket.open(wsUrl(hub, "/threads/m-a/stream/events"));
+    await witness.subscribe({ channels: ["lifecycle"] });
+    await mux.request("run.start", { assistant_id: "review", input: { topic: "a" } }, onA);
+    await witness.waitForEvent(isRootLifecycle("interrupted"));
+    await mux.waitForEvent((e) => e.method === "messages" && e.thread_id === "m-a");
+    expect(mux.events.filter((e) => e.thread_id === "m-a" && e.method === "lifecycle")).toEqual([]);
+
+    // Thread B's subscription was untouched.
+    await mux.request("run.start", { assistant_id: "review", input: { topic: "b" } }, onB);
+    await mux.waitForEvent((e) => e.thread_id === "m-b" && isRootLifecycle("interrupted")(e));
+    expect(mux.events.some((e) => e.thread_id === "m-b" && e.method === "messages")).toBe(false);
+
+    // Unsubscribing an id twice, or on the wrong thread, is refused and changes nothing.
+    expect(await mux.request("subscription.unsubscribe", { subscription_id: lifecycleA }, onA)).toMatchObject({ type: "error" });
+    expect(await mux.request("subscription.unsubscribe", { subscription_id: messagesA }, onB)).toMatchObject({ type: "error" });
+    expect(await mux.request("subscription.unsubscribe", { subscription_id: lifecycleB }, onB)).toMatchObject({ type: "success" });
+    expect(hub.services.logs.get("m-b")?.subscriberCount).toBe(0);
+    expect(hub.services.logs.get("m-a")?.subscriberCount).toBe(2); // mux (messages) and the witness
+    expect(await mux.request("subscription.unsubscribe", { subscription_id: messagesA }, onA)).toMatchObject({ type: "success" });
+    expect(hub.services.logs.get("m-a")?.subscriberCount).toBe(1);
+    expect(hub.services.metrics.subscriptions).toBe(1);
+    mux.expectValidFrames();
+  });
+});
+
 describe("subscription.reconnect", () => {
   it("restores the subscriptions of a dropped connection and replays exactly what they missed", async () => {
     const hub = await testHub({ demoTokenDelayMs: 5 });
