@@ -31,7 +31,20 @@ interface Group {
 const groups = new Map<string, Group>();
 
 /** Fan-out measurement state, shared by every tick socket while armed. */
-let armed: { expect: number; hist: Histogram; received: number; complete: number; firstT: number; lastRecv: number; group: Group; done?: () => void } | undefined;
+let armed:
+  | {
+      expect: number;
+      hist: Histogram;
+      received: number;
+      complete: number;
+      firstT: number;
+      lastRecv: number;
+      group: Group;
+      /** Event index -> its slowest delivery (ms), for profile-latency. */
+      worst: Map<number, number>;
+      done?: () => void;
+    }
+  | undefined;
 
 const T_KEY = Buffer.from('"t":');
 const SEQ_KEY = Buffer.from('"seq":');
@@ -64,6 +77,8 @@ function onFrame(group: Group, conn: Conn, raw: WebSocket.RawData): void {
     if (t === undefined) return;
     const now = wallNow();
     record(a.hist, now - t);
+    const i = numberAfter(buf, I_KEY);
+    if (i !== undefined) a.worst.set(i, Math.max(a.worst.get(i) ?? 0, now - t));
     a.received += 1;
     if (t < a.firstT) a.firstT = t;
     a.lastRecv = now;
@@ -149,7 +164,7 @@ serveParent({
   arm(msg) {
     const group = groupOf(msg);
     for (const c of group.conns) c.ticks = 0;
-    armed = { expect: Number(msg["expect"]), hist: {}, received: 0, complete: 0, firstT: Number.POSITIVE_INFINITY, lastRecv: 0, group };
+    armed = { expect: Number(msg["expect"]), hist: {}, received: 0, complete: 0, firstT: Number.POSITIVE_INFINITY, lastRecv: 0, group, worst: new Map() };
     return true;
   },
   async collect(msg) {
@@ -165,7 +180,8 @@ serveParent({
       });
     }
     armed = undefined;
-    return { hist: a.hist, received: a.received, complete: a.complete, sockets: a.group.conns.length, firstT: a.firstT, lastRecv: a.lastRecv };
+    const slowest = [...a.worst].sort((x, y) => y[1] - x[1]).slice(0, 12);
+    return { slowest, hist: a.hist, received: a.received, complete: a.complete, sockets: a.group.conns.length, firstT: a.firstT, lastRecv: a.lastRecv };
   },
   /** Reconnect storm: terminate every socket at once, reconnect each with since = its last seq. */
   async drop(msg) {

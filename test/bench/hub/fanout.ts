@@ -38,7 +38,9 @@ const plan = (quick: boolean): Array<{ n: number; count: number; runs: number }>
         { n: 1_000, count: 20, runs: 3 },
       ]
     : [
-        { n: 100, count: 600, runs: 5 },
+        // ~3 s per run: in 0.6-s runs (600 events) the p99 was decided by whether one 10–45 ms
+        // scheduling stall of the shared 2-core machine fell into the run, on either side.
+        { n: 100, count: 3_000, runs: 5 },
         { n: 1_000, count: 80, runs: 5 },
         { n: 5_000, count: 40, runs: 3 },
       ];
@@ -69,7 +71,8 @@ export const fanoutSuite: Suite = {
       "Bare ws: the same loop in the server builds the same envelope with the hub's `encodeEvent` and sends it with `for (ws of wss.clients) ws.send(text)`; " +
       "the pre-framed variant builds the WebSocket frame once (ws's `Sender.frame`) and writes the same Buffer to every raw socket. " +
       "Clients read `t` from each frame and record receipt − t; delivered events/s = events received by all clients ÷ (last receipt − first emit). " +
-      "Per N: events per run and runs: 100: 600 × 5 runs, 1,000: 80 × 5, 5,000: 40 × 3 (quick: 100: 150 × 3, 1,000: 20 × 3, no pre-framed variant); one untimed warm-up run per side first. Sockets stay open across runs; the sides alternate order run by run. Server CPU per delivered event = the server process's user + system CPU time over the run ÷ events delivered (less sensitive to the other load on the machine than the rates). " +
+      "Per N: events per run and runs: 100: 3,000 × 5 runs, 1,000: 80 × 5, 5,000: 40 × 3 (quick: 100: 150 × 3, 1,000: 20 × 3, no pre-framed variant); one untimed warm-up run per side first. " +
+      "(N = 100 ran 600 events per run until 2026-11-30: runs of 0.6 s, whose p99 was set by whether one 10–45 ms scheduling stall of the shared machine fell into the run — seen on both sides by logging the worst events of each run with test/bench/hub/profile-latency.ts — so the median p99 ratio ranged 0.76–1.5× between full runs.) Sockets stay open across runs; the sides alternate order run by run. Server CPU per delivered event = the server process's user + system CPU time over the run ÷ events delivered (less sensitive to the other load on the machine than the rates). " +
       "Latency is measured with the producer unthrottled, so it includes the queueing of a saturated 2-core machine (server and clients share it).",
   ],
   async run(ctx) {
