@@ -3,6 +3,11 @@
  * with answer / claim / release on an item (sent to the item's thread), and
  * the queue's presence room. Restored on reconnect by subscribing again
  * (which re-sends the snapshot).
+ *
+ * The snapshot arrives as the reply's `items` (a count) followed by that many
+ * `input.requested` events (each open item, with its `input.claimed` if
+ * claimed). The list is replaced once they are all in, so a resubscribe never
+ * shows an empty list in between.
  */
 import type { ProtocolEvent } from "../hub/protocol/index.ts";
 import type { Connection } from "./connection.ts";
@@ -33,6 +38,8 @@ export class QueueHandle {
   #wanted = false;
   /** The hub accepted the subscription once: a reconnect restores it. */
   #established = false;
+  /** A snapshot still arriving: the list it builds, and how many items are still to come. */
+  #snapshot: { state: QueueState; remaining: number } | undefined;
 
   constructor(name: string, connection: Connection) {
     this.name = name;
@@ -138,6 +145,15 @@ export class QueueHandle {
       this.#emitter.emit("presence", this.#presenceList);
       return;
     }
+    const snapshot = this.#snapshot;
+    if (snapshot) {
+      snapshot.state = reduceQueue(snapshot.state, event);
+      if (event.method === "input.requested" && --snapshot.remaining === 0) {
+        this.#snapshot = undefined;
+        this.#set(snapshot.state);
+      }
+      return;
+    }
     this.#set(reduceQueue(this.#state, event));
   }
 
@@ -149,6 +165,8 @@ export class QueueHandle {
   /** @internal */
   onDisconnect(): void {
     this.#subscriptionId = undefined;
+    // Cut off mid-snapshot: the resubscribe sends a whole new one.
+    this.#snapshot = undefined;
   }
 
   /** @internal Resubscribes after a reconnect; the new snapshot replaces the items. */
@@ -173,7 +191,9 @@ export class QueueHandle {
             // The room's current states follow the snapshot; states of who left meanwhile must go.
             this.#room = emptyPresence();
             const items = result["items"];
-            this.#set(queueFromSnapshot(this.#state, Array.isArray(items) ? items : []));
+            const fresh = queueFromSnapshot(this.#state, []);
+            if (typeof items === "number" && items > 0) this.#snapshot = { state: fresh, remaining: items };
+            else this.#set(fresh);
           },
         },
       )

@@ -30,11 +30,14 @@ describe("queue handle", () => {
   it("lists the snapshot, follows items appearing and disappearing, and acts on the item's thread", async () => {
     const hub = await ScriptedHub.start();
     let snapshots = 0;
-    hub.handler = (command) => {
+    hub.handler = (command, conn) => {
       if (command.method === "queue.subscribe") {
+        // As the hub does: the reply counts the open items, their events follow.
         snapshots++;
-        const items = snapshots === 1 ? [{ thread_id: "a", interrupt_id: "i1", namespace: [], payload: 1 }] : [{ thread_id: "c", interrupt_id: "i7", namespace: [], payload: 7 }];
-        return { type: "success", id: command.id, result: { subscription_id: `q${snapshots}`, items } };
+        const open = snapshots === 1 ? [requested("a", "i1", 1)] : [requested("c", "i7", 1)];
+        conn.send({ type: "success", id: command.id, result: { subscription_id: `q${snapshots}`, items: open.length } });
+        for (const event of open) conn.send(JSON.stringify({ ...event, queue: "legal-review" }));
+        return "none";
       }
       if (command.method === "input.claim") return { type: "success", id: command.id, thread_id: command.thread_id, result: { interrupt_id: command.params.interrupt_id, expires_at: 99 } };
       return undefined;
