@@ -5,7 +5,7 @@
  */
 import { nanoid } from "nanoid";
 import type { Checkpointer, CheckpointConfig, CheckpointMetadata, CheckpointTuple } from "../checkpoint/types.ts";
-import { DEFAULT_RECURSION_LIMIT, START } from "../constants.ts";
+import { DEFAULT_RECURSION_LIMIT } from "../constants.ts";
 import {
   GraphInterrupt,
   InvalidCommandError,

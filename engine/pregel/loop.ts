@@ -118,7 +118,7 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
     const pending = [...records.values()].flatMap(pendingInterruptsOf);
     if (pending.length > 0) throw new PendingInterruptsError(pending.map((i) => i.id));
     const writes: Write[] = [];
-    for (const [key, value] of Object.entries(p.input)) {
+    for (const key of Object.keys(p.input)) {
       if (!graph.stateKeys.has(key)) {
         throw new InvalidUpdateError(`input key "${key}" is not a state channel (channels: ${graph.stateKeyList.join(", ")})`);
       }

@@ -8,7 +8,7 @@ import { END, START, StateGraph, interrupt, lastValue, reducer, type Checkpointe
 import { mintToken } from "../../../hub/auth/index.ts";
 import { demoAssistants, type Assistant, type HubConfig } from "../../../hub/index.ts";
 import type { ProtocolEvent, ProtocolResponse } from "../../../hub/protocol/index.ts";
-import { TestSocket, WAIT, interruptIdsOf, isRootLifecycle, onCleanup, testHub, wsUrl } from "../server/helpers.ts";
+import { TestSocket, interruptIdsOf, isRootLifecycle, onCleanup, testHub, wsUrl } from "../server/helpers.ts";
 
 export const SECRET = "review-e2e-secret-that-is-long-enough!!";
 export const REVIEWER = ["observer", "reviewer"];
