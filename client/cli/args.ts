@@ -42,7 +42,6 @@ export const HUB_OPTIONS = {
   url: { type: "string" },
   token: { type: "string" },
   json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
 } as const satisfies Options;
 
 export const HUB_OPTIONS_HELP = `

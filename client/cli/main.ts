@@ -41,6 +41,11 @@ export async function main(argv: readonly string[], ctx: CliContext): Promise<Ex
     return EXIT.usage;
   }
   const command = await entry.load();
+  // Every command's --help, here once: it wins over the other arguments.
+  if (rest.includes("--help") || rest.includes("-h")) {
+    ctx.stdout.write(`${command.help}\n`);
+    return EXIT.ok;
+  }
   try {
     return await command.run(rest, ctx);
   } catch (error) {

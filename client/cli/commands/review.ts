@@ -40,10 +40,6 @@ export const reviewCommand: Command = {
   help: HELP,
   async run(argv, ctx) {
     const { values } = parse(argv, OPTIONS, 0);
-    if (values.help) {
-      ctx.stdout.write(`${HELP}\n`);
-      return EXIT.ok;
-    }
     const target = hubTarget(values, ctx.env);
     const out = new Output(target.json, ctx);
     out.status(`connecting to ${target.url}…`);

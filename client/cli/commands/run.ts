@@ -36,7 +36,6 @@ export const runCommand: Command = {
   help: HELP,
   async run(argv, ctx) {
     const { values, positionals } = parse(argv, OPTIONS, 1);
-    if (values.help) return help(ctx);
     const assistant = positionals[0];
     if (assistant === undefined) throw new UsageError("run needs an assistant id, e.g. `switchboard run review`");
     const input = values.input === undefined ? {} : inputObject(parseJsonFlag(values.input, "--input"));
@@ -56,11 +55,6 @@ function inputObject(value: unknown): Record<string, unknown> | null {
   if (value === null) return null;
   if (typeof value !== "object" || Array.isArray(value)) throw new UsageError("--input must be a JSON object (or null)");
   return { ...value };
-}
-
-function help(ctx: CliContext): ExitCode {
-  ctx.stdout.write(`${HELP}\n`);
-  return EXIT.ok;
 }
 
 async function follow(thread: Thread, assistant: string, input: Record<string, unknown> | null, wait: boolean, out: Output, ctx: CliContext): Promise<ExitCode> {

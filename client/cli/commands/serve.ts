@@ -31,7 +31,6 @@ const OPTIONS = {
   config: { type: "string" },
   "data-dir": { type: "string" },
   memory: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
 } as const;
 
 export const serveCommand: Command = {
@@ -39,10 +38,6 @@ export const serveCommand: Command = {
   help: HELP,
   async run(argv, ctx) {
     const { values } = parse(argv, OPTIONS, 0);
-    if (values.help) {
-      ctx.stdout.write(`${HELP}\n`);
-      return EXIT.ok;
-    }
     const port = values.port === undefined ? undefined : Number(values.port);
     if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError(`--port must be a port number, got ${values.port}`);
     if (values.memory && values["data-dir"] !== undefined) throw new UsageError("--memory and --data-dir exclude each other");

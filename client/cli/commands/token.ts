@@ -28,7 +28,6 @@ const OPTIONS = {
   tenant: { type: "string" },
   name: { type: "string" },
   expires: { type: "string" },
-  help: { type: "boolean", short: "h" },
 } as const;
 
 export const tokenCommand: Command = {
@@ -36,10 +35,6 @@ export const tokenCommand: Command = {
   help: HELP,
   async run(argv, ctx) {
     const { values } = parse(argv, OPTIONS, 0);
-    if (values.help) {
-      ctx.stdout.write(`${HELP}\n`);
-      return EXIT.ok;
-    }
     if (values.sub === undefined || values.sub.trim() === "") throw new UsageError("token needs --sub, e.g. `switchboard token --sub alice --roles observer,reviewer`");
     const expires = values.expires ?? "1h";
     if (expires !== "never" && !/^\d+\s*(s|sec|secs|m|min|mins|h|hr|hrs|d|day|days|w|week|weeks)$/i.test(expires)) {

@@ -31,10 +31,6 @@ export const watchCommand: Command = {
   help: HELP,
   async run(argv, ctx) {
     const { values, positionals } = parse(argv, OPTIONS, 1);
-    if (values.help) {
-      ctx.stdout.write(`${HELP}\n`);
-      return EXIT.ok;
-    }
     const threadId = positionals[0];
     if (threadId === undefined) throw new UsageError("watch needs a thread id, e.g. `switchboard watch 3f2c…` (run prints it)");
     const target = hubTarget(values, ctx.env);
