@@ -12,7 +12,7 @@ import { mayAnswer, mayView } from "./policy.ts";
 import { describeRoutingIssues, routingOf } from "./routing.ts";
 import type { RoutingDefaults, RoutingIssue } from "./routing.ts";
 import type { ReviewStore } from "./store.ts";
-import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, Refusal, ResumeBatch, ResumePolicy, ReviewItem } from "./types.ts";
+import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, Refusal, ResumeBatch, ResumePolicy, NewReviewItem, ReviewItem } from "./types.ts";
 import { PENDING_STATUSES } from "./types.ts";
 
 export const DEFAULT_CLAIM_TTL_MS = 5 * 60_000;
@@ -35,17 +35,8 @@ export interface ReviewServiceOptions {
   logger?: ReviewLogger;
 }
 
-/** An interrupt as the hub learns it from the run; the run's starter decides self-approval. */
-export interface InterruptRequest {
-  interruptId: string;
-  threadId: string;
-  runId: string;
-  tenant: string;
-  namespace: string[];
-  node: string | null;
-  payload: unknown;
-  startedBy: string;
-}
+/** An interrupt as the hub learns it from the run (routing is resolved from it); the run's starter decides self-approval. */
+export type InterruptRequest = Omit<NewReviewItem, "routing">;
 
 export interface AnswerInput {
   interruptId: string;

@@ -57,17 +57,7 @@ export interface ReviewItem {
 }
 
 /** What the hub knows when an interrupt is raised; createItem adds the rest. */
-export interface NewReviewItem {
-  interruptId: string;
-  threadId: string;
-  runId: string;
-  tenant: string;
-  namespace: string[];
-  node: string | null;
-  payload: unknown;
-  routing: Routing;
-  startedBy: string;
-}
+export type NewReviewItem = Pick<ReviewItem, "interruptId" | "threadId" | "runId" | "tenant" | "namespace" | "node" | "payload" | "routing" | "startedBy">;
 
 export const AUDIT_KINDS = [
   "requested",
