@@ -4,7 +4,7 @@
  * swallowed interrupt becomes a named error.
  */
 import { EngineError, InterruptSwallowedError, NodeTimeoutError, RunCancelledError, isGraphInterrupt } from "../errors.ts";
-import { runHookStorage } from "../runtime/hooks.ts";
+import { runWithHooks } from "../runtime/hooks.ts";
 import { NEVER_ABORTED, TaskContext } from "../runtime/context.ts";
 import type { Interrupt, RetryPolicy } from "../types.ts";
 
@@ -93,7 +93,7 @@ async function attempt(params: AttemptParams, resume: readonly Interrupt[]): Pro
   // a signal that can never abort needs no race.
   const aborted = signal === NEVER_ABORTED ? undefined : abortPromise(signal);
   try {
-    const running = runHookStorage.run(ctx, () => params.call(ctx));
+    const running = runWithHooks(ctx, () => params.call(ctx));
     let result: unknown;
     try {
       if (aborted) {

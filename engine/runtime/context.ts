@@ -1,5 +1,5 @@
 /**
- * Per-run and per-task context. A TaskContext is the AsyncLocalStorage store
+ * Per-run and per-task context. A TaskContext is the scope (runtime/scope.ts)
  * around each node call: interrupt() finds its scratchpad there, and chat
  * models and tools find their stream observers there (runtime/hooks.ts).
  */
@@ -10,7 +10,7 @@ import type { StreamSink } from "../stream/sink.ts";
 import type { Namespace } from "../stream/types.ts";
 import type { Interrupt, Runtime } from "../types.ts";
 import {
-  runHookStorage,
+  currentHookHost,
   type ModelCallInfo,
   type ModelStreamObserver,
   type RunHookHost,
@@ -130,7 +130,7 @@ export class TaskContext implements RunHookHost {
 }
 
 export function currentTask(): TaskContext | undefined {
-  const store = runHookStorage.getStore();
+  const store = currentHookHost();
   return store instanceof TaskContext ? store : undefined;
 }
 

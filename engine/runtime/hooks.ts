@@ -6,7 +6,7 @@
  * even when the node called plain `invoke()`. Tools report their lifecycle the
  * same way when a `tools` subscriber exists.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
+import { currentScope, runInScope } from "./scope.ts";
 
 export interface ModelCallInfo {
   /** Tags of this call (model-level tags merged with call options). */
@@ -39,15 +39,23 @@ export interface RunHookHost {
   observeToolCall(info: ToolCallInfo): ToolCallObserver | undefined;
 }
 
-export const runHookStorage = new AsyncLocalStorage<RunHookHost>();
+/** Runs `fn` with `host` as the hook host of what it calls and awaits (runtime/scope.ts). */
+export function runWithHooks<T>(host: RunHookHost, fn: () => T): T {
+  return runInScope(host, fn);
+}
+
+/** The hook host of the running task, or undefined outside a run. */
+export function currentHookHost(): RunHookHost | undefined {
+  return currentScope() as RunHookHost | undefined;
+}
 
 /** An observer for this model call, or undefined when nobody listens. */
 export function observeModelCall(info: ModelCallInfo = {}): ModelStreamObserver | undefined {
   if (info.tags?.includes("nostream")) return undefined;
-  return runHookStorage.getStore()?.observeModelCall(info);
+  return currentHookHost()?.observeModelCall(info);
 }
 
 /** An observer for this tool call (called when the tool starts), or undefined. */
 export function observeToolCall(info: ToolCallInfo): ToolCallObserver | undefined {
-  return runHookStorage.getStore()?.observeToolCall(info);
+  return currentHookHost()?.observeToolCall(info);
 }

@@ -1,8 +1,8 @@
 /**
  * A recording RunHookHost installed through the real hook mechanism
- * (runHookStorage.run), standing in for the engine's run around a task.
+ * (runWithHooks), standing in for the engine's run around a task.
  */
-import { runHookStorage } from "../../../engine/runtime/hooks.ts";
+import { runWithHooks } from "../../../engine/runtime/hooks.ts";
 import type { ModelCallInfo, RunHookHost, ToolCallInfo } from "../../../engine/runtime/hooks.ts";
 
 export type ToolEvent =
@@ -39,7 +39,7 @@ export function recordingHost(): RecordingHost {
       };
     },
   };
-  return { host, modelCalls, chunks, toolEvents, run: (fn) => runHookStorage.run(host, fn) };
+  return { host, modelCalls, chunks, toolEvents, run: (fn) => runWithHooks(host, fn) };
 }
 
 export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
