@@ -9,7 +9,7 @@
 import { nanoid } from "nanoid";
 import { chunkToMessage } from "../messages/index.ts";
 import type { AIMessage, AIMessageChunk, Message } from "../messages/index.ts";
-import { observeModelCall } from "../runtime/hooks.ts";
+import { detachedFromTask, observeModelCall } from "../runtime/hooks.ts";
 import { MODEL_ERROR_CODES, ModelAbortError, ModelError, isAbortError, isGraphInterruptLike } from "./errors.ts";
 import type { ChatModel, ModelCallOptions, Tool, ToolChoice } from "./types.ts";
 
@@ -66,6 +66,13 @@ async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSignal): Asy
   }
 }
 
+/** One model call once started: its provider stream, its chunk stamping and observer, its error mapping. */
+interface OpenCall {
+  source: AsyncIterator<AIMessageChunk>;
+  emit: (chunk: AIMessageChunk) => AIMessageChunk;
+  wrap: (error: unknown) => unknown;
+}
+
 export abstract class BaseChatModel implements ChatModel {
   abstract readonly name: string;
   readonly tags: readonly string[];
@@ -102,10 +109,22 @@ export abstract class BaseChatModel implements ChatModel {
     };
   }
 
-  async #invoke(messages: readonly Message[], options: ModelCallOptions, tools: readonly Tool[]): Promise<AIMessage> {
+  #invoke(messages: readonly Message[], options: ModelCallOptions, tools: readonly Tool[]): Promise<AIMessage> {
+    let call: OpenCall;
+    try {
+      call = this.#open(messages, options, tools);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // The observer is taken (in #open, inside the task); the provider's stream
+    // needs nothing more from the task, so its per-chunk awaits run detached
+    // and their promises are not tagged with it (runtime/scope.ts).
+    return detachedFromTask(() => this.#collect(call));
+  }
+
+  async #collect(call: OpenCall): Promise<AIMessage> {
     // The same call as #run, without a generator in between: invoke() is the
     // common path of nodes and pays no extra promise per chunk.
-    const call = this.#open(messages, options, tools);
     const chunks: AIMessageChunk[] = [];
     for (;;) {
       let next: IteratorResult<AIMessageChunk>;
@@ -150,7 +169,7 @@ export abstract class BaseChatModel implements ChatModel {
     messages: readonly Message[],
     options: ModelCallOptions,
     tools: readonly Tool[],
-  ): { source: AsyncIterator<AIMessageChunk>; emit: (chunk: AIMessageChunk) => AIMessageChunk; wrap: (error: unknown) => unknown } {
+  ): OpenCall {
     const { signal } = options;
     if (signal?.aborted) throw new ModelAbortError(signal.reason);
     const tags = [...new Set([...this.tags, ...(options.tags ?? [])])];

@@ -6,7 +6,7 @@
  * even when the node called plain `invoke()`. Tools report their lifecycle the
  * same way when a `tools` subscriber exists.
  */
-import { currentScope, runInScope } from "./scope.ts";
+import { currentScope, runInScope, runOutsideScope } from "./scope.ts";
 
 export interface ModelCallInfo {
   /** Tags of this call (model-level tags merged with call options). */
@@ -42,6 +42,14 @@ export interface RunHookHost {
 /** Runs `fn` with `host` as the hook host of what it calls and awaits (runtime/scope.ts). */
 export function runWithHooks<T>(host: RunHookHost, fn: () => T): T {
   return runInScope(host, fn);
+}
+
+/**
+ * Runs `fn` detached from the current task: for a model call's own awaits
+ * once it holds its observer (nothing after that asks the task for anything).
+ */
+export function detachedFromTask<T>(fn: () => T): T {
+  return runOutsideScope(fn);
 }
 
 /** The hook host of the running task, or undefined outside a run. */

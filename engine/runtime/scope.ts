@@ -5,19 +5,22 @@
  * On Node 20, AsyncLocalStorage works through an async_hooks init hook, and
  * once one is enabled every async resource in the process pays for it: each
  * socket write's WriteWrap, each nextTick, each timer and I/O request. In the
- * hub that is every frame written to every subscriber (about a sixth of the
- * fan-out's CPU, measured with one storage enabled in a bare ws server).
+ * hub that is every frame written to every subscriber (one storage enabled in
+ * a bare ws server raised its CPU per delivered event by about 17%).
  * Node code reaches interrupt(), getWriter() and the model and tool observers
  * either synchronously or after `await`s, and an `await` continues in a
- * promise reaction; so tagging each promise with the task current when it is
- * created, and entering that task around its reactions, is enough, and costs
- * nothing for the rest of the process.
+ * promise reaction; so tagging promises with the task current when they are
+ * created, and entering that task around their reactions, is enough. The rest
+ * of the process pays three short calls per promise and nothing for any other
+ * async resource.
  *
  * What this does not carry: a callback that is not a promise reaction (a
- * timer, an event emitter fired later, queueMicrotask) runs outside the task.
- * Code there should take what it needs first — `const write = getWriter()`,
- * or the `runtime` argument — as LangGraph recommends where AsyncLocalStorage
- * is unavailable.
+ * timer, an event emitter fired later, queueMicrotask) runs outside the task,
+ * where interrupt() throws InterruptOutsideTaskError and getWriter() gives a
+ * no-op. Code there should take what it needs first — `const write =
+ * getWriter()`, or the node's `runtime` argument. A chat model's provider
+ * stream also runs outside the task (models/base.ts): it has taken its
+ * observer when the call starts.
  */
 import { promiseHooks } from "node:v8";
 
@@ -28,22 +31,24 @@ interface Tagged {
 }
 
 let current: object | undefined;
-/** Tasks entered by `before` hooks, restored by the matching `after`. */
-const entered: Array<object | undefined> = [];
 let installed = false;
 
 function install(): void {
   installed = true;
   promiseHooks.createHook({
-    init(promise) {
-      if (current !== undefined) (promise as Tagged)[HOST] = current;
+    // Only a promise made by then() or await (it has a parent) ever has a
+    // reaction run for it; tagging just those skips async functions' own
+    // promises and `new Promise`s, about half of a streaming node's.
+    init(promise, parent) {
+      if (current !== undefined && parent !== undefined) (promise as Tagged)[HOST] = current;
     },
     before(promise) {
-      entered.push(current);
       current = (promise as Tagged)[HOST];
     },
+    // Reactions run from the microtask queue on an empty stack, never inside
+    // runInScope's synchronous part, so outside one reaction no task is current.
     after() {
-      current = entered.pop();
+      current = undefined;
     },
   });
 }
@@ -54,6 +59,21 @@ export function runInScope<T>(host: object, fn: () => T): T {
   if (!installed) install();
   const previous = current;
   current = host;
+  try {
+    return fn();
+  } finally {
+    current = previous;
+  }
+}
+
+/**
+ * Runs `fn` outside any host: promises it creates and awaits carry no task,
+ * which saves tagging them. For engine code that has taken what it needs from
+ * the task first (a model call's stream observer, say).
+ */
+export function runOutsideScope<T>(fn: () => T): T {
+  const previous = current;
+  current = undefined;
   try {
     return fn();
   } finally {

@@ -16,7 +16,10 @@ import {
   StateGraph,
   getWriter,
   interrupt,
+  ScriptedChatModel,
+  humanMessage,
   lastValue,
+  messages,
   reducer,
 } from "../../engine/index.ts";
 import { currentScope, runInScope } from "../../engine/runtime/scope.ts";
@@ -187,6 +190,25 @@ describe("task scope", () => {
     });
     expect(seen).toEqual([outer, inner, outer, outer, inner, outer]);
     expect(currentScope()).toBeUndefined();
+  });
+
+  it("after a model call (whose stream runs detached from the task) the node is back in its task", async () => {
+    const model = new ScriptedChatModel({ responses: ["hello there"], loop: true });
+    const graph = new StateGraph({ messages: messages(), answer: lastValue<string>() })
+      .addNode("n", async (s) => {
+        const reply = await model.invoke(s.messages);
+        getWriter()({ after: "invoke" });
+        return { messages: [reply], answer: interrupt<string>("ok?") };
+      })
+      .addEdge(START, "n")
+      .compile({ checkpointer: new MemorySaver() });
+    const parts = await collect(graph.stream({ messages: [humanMessage("hi")] }, { threadId: "m", streamMode: ["messages", "custom", "updates"] }));
+    const text = parts.filter((p) => p.type === "messages").map((p) => (p.data as [{ content: string }, unknown])[0].content).join("");
+    expect(text).toBe("hello there");
+    expect(parts.filter((p) => p.type === "custom").map((p) => p.data)).toEqual([{ after: "invoke" }]);
+    expect((await graph.getState("m")).tasks[0]?.interrupts.map((i) => i.value)).toEqual(["ok?"]);
+    const done = await graph.invoke(new Command({ resume: "yes" }), { threadId: "m" });
+    expect((done as { answer: string }).answer).toBe("yes");
   });
 
   it("a rejected await continues in the task", async () => {
