@@ -28,7 +28,7 @@ const { values: args, positionals } = parseArgs({
   allowPositionals: true,
 });
 const scenario = positionals[0] ?? "chain";
-const engine = engineNamed(args.engine);
+const engine = await engineNamed(args.engine);
 const seconds = Number(args.seconds);
 const top = Number(args.top);
 

@@ -1,12 +1,16 @@
-/** The engines under test, by the name child processes are given. */
-import { langgraph } from "./langgraph.ts";
+/**
+ * The engines under test, by the name child processes are given. Each is
+ * imported only when asked for, so a process measuring one engine never loads
+ * the other (LangGraph.js enables AsyncLocalStorage, Switchboard installs
+ * promise hooks; either would tax the other's every promise).
+ */
 import type { EngineUnderTest } from "./port.ts";
-import { switchboard } from "./switchboard.ts";
 
-export const ENGINES = { switchboard, langgraph } as const satisfies Record<string, EngineUnderTest>;
-export type EngineName = keyof typeof ENGINES;
+export const ENGINE_NAMES = ["switchboard", "langgraph"] as const;
+export type EngineName = (typeof ENGINE_NAMES)[number];
 
-export function engineNamed(name: string): EngineUnderTest {
-  if (name !== "switchboard" && name !== "langgraph") throw new RangeError(`unknown engine "${name}" (switchboard, langgraph)`);
-  return ENGINES[name];
+export async function engineNamed(name: string): Promise<EngineUnderTest> {
+  if (name === "switchboard") return (await import("./switchboard.ts")).switchboard;
+  if (name === "langgraph") return (await import("./langgraph.ts")).langgraph;
+  throw new RangeError(`unknown engine "${name}" (${ENGINE_NAMES.join(", ")})`);
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { cell, na, type Row } from "../lib/report.ts";
 import type { Suite, SuiteContext } from "../suite.ts";
-import { measureBoth, pick, ratioAtMost } from "./common.ts";
+import { measureBoth, pick, ratioAtMost, type SideMeasure } from "./common.ts";
 import type { EngineUnderTest, InterruptStore } from "./port.ts";
 
 const THREADS = 1_000;
@@ -49,23 +49,27 @@ async function roundTrips(
   }
 }
 
+/** One engine, one run: params.kind is "memory" or "sqlite" (then params.dir holds the file). */
+export const interruptsSide: SideMeasure = async (engine, { run, quick, params, log }) => {
+  const kind = params["kind"] === "sqlite" ? "sqlite" : "memory";
+  const bounds = quick ? { threads: THREADS, warmup: 20, budgetMs: 1_000 } : { threads: THREADS, warmup: 50, budgetMs: 40_000 };
+  const store: InterruptStore = kind === "sqlite" ? { kind, file: join(String(params["dir"]), `${engine.label}-${run}.db`) } : { kind };
+  const result = await roundTrips(engine, store, bounds);
+  // NaN marks "this library has no such saver".
+  if (!result) return { roundTrip: Number.NaN, threads: Number.NaN };
+  const each = (ms: number) => (ms / result.threads).toFixed(3);
+  log(`interrupt ${kind} ${engine.label}: ${result.threads} threads, pause ${each(result.pauseMs)} ms + resume ${each(result.resumeMs)} ms`);
+  return { roundTrip: (result.pauseMs + result.resumeMs) / result.threads, threads: result.threads };
+};
+
 async function measureStore(ctx: SuiteContext, kind: InterruptStore["kind"]): Promise<Row> {
-  const bounds = ctx.quick ? { threads: THREADS, warmup: 20, budgetMs: 1_000 } : { threads: THREADS, warmup: 50, budgetMs: 40_000 };
   const dir = kind === "sqlite" ? await mkdtemp(join(tmpdir(), "switchboard-bench-")) : undefined;
-  let fewest = bounds.threads;
   try {
-    const sides = await measureBoth(ctx.runs, async (engine, run) => {
-      const store: InterruptStore = dir ? { kind: "sqlite", file: join(dir, `${engine.label}-${run}.db`) } : { kind: "memory" };
-      const result = await roundTrips(engine, store, bounds);
-      // NaN marks "this library has no such saver".
-      if (!result) return { roundTrip: Number.NaN };
-      fewest = Math.min(fewest, result.threads);
-      const each = (ms: number) => (ms / result.threads).toFixed(3);
-      ctx.log(`interrupt ${kind} ${engine.label}: ${result.threads} threads, pause ${each(result.pauseMs)} ms + resume ${each(result.resumeMs)} ms`);
-      return { roundTrip: (result.pauseMs + result.resumeMs) / result.threads };
-    });
+    const sides = await measureBoth(ctx, "interrupts", { kind, ...(dir ? { dir } : {}) });
     const { ours, peer } = pick(sides, "roundTrip");
     if (Number.isNaN(ours.median)) throw new Error(`Switchboard has no ${kind} saver`);
+    const counts = pick(sides, "threads");
+    const fewest = Math.min(...[...counts.ours.values, ...counts.peer.values].filter((n) => !Number.isNaN(n)));
     const where = kind === "memory" ? "in memory" : "SQLite file";
     return {
       metric: `interrupt → resume round trip per thread — ${where} (${fewest.toLocaleString("en-US")} threads)`,

@@ -7,7 +7,7 @@ import { performance } from "node:perf_hooks";
 import { engineNamed } from "./engines.ts";
 
 const [engineArg = "", threadsArg = "", budgetArg = "", warmupArg = "200"] = process.argv.slice(2);
-const engine = engineNamed(engineArg);
+const engine = await engineNamed(engineArg);
 const threads = Number(threadsArg);
 const budgetMs = Number(budgetArg);
 const warmup = Number(warmupArg);

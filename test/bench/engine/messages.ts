@@ -7,11 +7,56 @@ import { performance } from "node:perf_hooks";
 import { summarize, timeOnce } from "../lib/measure.ts";
 import { cell, na, type Row } from "../lib/report.ts";
 import type { Suite } from "../suite.ts";
-import { measureBoth, pick, row } from "./common.ts";
-import { countWithAwaitingModel } from "./langgraph.ts";
-import { check, type EngineUnderTest, type TokenCount } from "./port.ts";
+import { measureBoth, measureSide, pick, row, type SideMeasure } from "./common.ts";
+import { check, type TokenCount } from "./port.ts";
 
 const TOKENS = 10_000;
+
+/** Each engine streams once untimed before its first run (the process lives across runs). */
+let warmed = false;
+
+/** One engine, one run: several streams through the graph and bare, alternately. */
+export const messagesSide: SideMeasure = async (engine, { quick, log }) => {
+  const viaGraph = engine.streamMessages(TOKENS);
+  const bare = engine.streamModel(TOKENS);
+  if (!warmed) {
+    warmed = true;
+    await viaGraph();
+    await bare();
+  }
+  // Several streams per run, bare and through the graph alternately, so a
+  // hiccup of the machine does not decide a run; bounded in count and time.
+  const bounds = quick ? { streams: 3, budgetMs: 1_000 } : { streams: 8, budgetMs: 4_000 };
+  const started = performance.now();
+  let bareMs = 0;
+  let graphMs = 0;
+  let received = 0;
+  let fewest = TOKENS;
+  let streams = 0;
+  while (streams < bounds.streams) {
+    let bareCount: TokenCount = { tokens: 0, chars: 0 };
+    bareMs += await timeOnce(async () => (bareCount = await bare()));
+    check(bareCount.tokens === TOKENS, `${engine.label}: the bare model streamed ${bareCount.tokens} tokens, expected ${TOKENS}`);
+    let got: TokenCount = { tokens: 0, chars: 0 };
+    graphMs += await timeOnce(async () => (got = await viaGraph()));
+    check(got.chars === got.tokens, `${engine.label}: chunks carried more than one character`);
+    received += got.tokens;
+    fewest = Math.min(fewest, got.tokens);
+    streams += 1;
+    if (performance.now() - started >= bounds.budgetMs) break;
+  }
+  const bareRate = (TOKENS * streams) / (bareMs / 1000);
+  const graphRate = received / (graphMs / 1000);
+  log(`messages ${engine.label}: ${streams} streams, fewest ${fewest}/${TOKENS} tokens, ${Math.round(graphRate)}/s via graph, ${Math.round(bareRate)}/s bare`);
+  return { delivered: fewest, graphRate, bareRate, share: graphRate / bareRate };
+};
+
+/** LangGraph.js only: the token count with a model that awaits its token callbacks. */
+export const messagesAwaitingSide: SideMeasure = async (engine) => {
+  const { countWithAwaitingModel } = await import("./langgraph.ts");
+  check(engine.label === "LangGraph.js", `messages-awaiting is a LangGraph.js measurement, not ${engine.label}'s`);
+  return { tokens: (await countWithAwaitingModel(TOKENS)).tokens };
+};
 
 export const messagesSuite: Suite = {
   name: "messages",
@@ -26,44 +71,8 @@ export const messagesSuite: Suite = {
       '"messages rate ÷ bare model rate" pairs the two rates of the same run. Each engine streams once untimed first (warm-up).',
   ],
   async run(ctx) {
-    const warmed = new Set<EngineUnderTest>();
-    const sides = await measureBoth(ctx.runs, async (engine) => {
-      const viaGraph = engine.streamMessages(TOKENS);
-      const bare = engine.streamModel(TOKENS);
-      if (!warmed.has(engine)) {
-        warmed.add(engine);
-        await viaGraph();
-        await bare();
-      }
-      // Several streams per run, bare and through the graph alternately, so a
-      // hiccup of the machine does not decide a run; bounded in count and time.
-      const bounds = ctx.quick ? { streams: 3, budgetMs: 1_000 } : { streams: 8, budgetMs: 4_000 };
-      const started = performance.now();
-      let bareMs = 0;
-      let graphMs = 0;
-      let received = 0;
-      let fewest = TOKENS;
-      let streams = 0;
-      while (streams < bounds.streams) {
-        let bareCount: TokenCount = { tokens: 0, chars: 0 };
-        bareMs += await timeOnce(async () => (bareCount = await bare()));
-        check(bareCount.tokens === TOKENS, `${engine.label}: the bare model streamed ${bareCount.tokens} tokens, expected ${TOKENS}`);
-        let got: TokenCount = { tokens: 0, chars: 0 };
-        graphMs += await timeOnce(async () => (got = await viaGraph()));
-        check(got.chars === got.tokens, `${engine.label}: chunks carried more than one character`);
-        received += got.tokens;
-        fewest = Math.min(fewest, got.tokens);
-        streams += 1;
-        if (performance.now() - started >= bounds.budgetMs) break;
-      }
-      const bareRate = (TOKENS * streams) / (bareMs / 1000);
-      const graphRate = received / (graphMs / 1000);
-      ctx.log(
-        `messages ${engine.label}: ${streams} streams, fewest ${fewest}/${TOKENS} tokens, ${Math.round(graphRate)}/s via graph, ${Math.round(bareRate)}/s bare`,
-      );
-      return { delivered: fewest, graphRate, bareRate, share: graphRate / bareRate };
-    });
-    const awaiting = await countWithAwaitingModel(TOKENS);
+    const sides = await measureBoth(ctx, "messages");
+    const awaiting = { tokens: (await measureSide(ctx, "langgraph", "messages-awaiting", 0)).tokens ?? Number.NaN };
     ctx.log(`messages LangGraph.js with FakeStreamingChatModel: ${awaiting.tokens}/${TOKENS} tokens`);
     const delivered = pick(sides, "delivered");
     const rows: Row[] = [

@@ -6,7 +6,7 @@
  */
 import WebSocket from "ws";
 import { record, type Histogram } from "./histogram.ts";
-import { serveParent, wallNow } from "./proc.ts";
+import { serveParent, wallNow } from "../lib/proc.ts";
 
 interface Conn {
   ws: WebSocket;

@@ -2,7 +2,7 @@
 import { fileURLToPath } from "node:url";
 import { summarize } from "../lib/measure.ts";
 import { cell, na, type Cell, type Row, type Target, type Unit } from "../lib/report.ts";
-import { BenchChild } from "./proc.ts";
+import { BenchChild } from "../lib/proc.ts";
 
 export const SERVER = fileURLToPath(new URL("./server-child.ts", import.meta.url));
 export const CLIENT = fileURLToPath(new URL("./client-child.ts", import.meta.url));

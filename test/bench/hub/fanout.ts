@@ -7,7 +7,7 @@ import type { Row } from "../lib/report.ts";
 import type { Suite } from "../suite.ts";
 import { bareUrl, hubRow, hubThreadUrl, shares, sharedProcesses, type ServerHandle } from "./common.ts";
 import { merge, quantile, total, type Histogram } from "./histogram.ts";
-import type { BenchChild } from "./proc.ts";
+import type { BenchChild } from "../lib/proc.ts";
 
 type Side = "hub" | "send" | "frame";
 const SIDES: readonly Side[] = ["hub", "send", "frame"];

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { na, type Row } from "../lib/report.ts";
 import type { Suite } from "../suite.ts";
 import { bareUrl, hubRow, hubThreadUrl, sharedClients, shares, startServer, stopSharedServers } from "./common.ts";
-import type { BenchChild } from "./proc.ts";
+import type { BenchChild } from "../lib/proc.ts";
 
 const WARMUP = 100;
 

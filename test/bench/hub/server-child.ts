@@ -23,7 +23,7 @@ import { WebSocketServer } from "ws";
 import { END, START, StateGraph, lastValue, type Checkpointer } from "../../../engine/index.ts";
 import { demoAssistants, silentLogger, startHub, type Assistant } from "../../../hub/index.ts";
 import { encodeEvent, type ProtocolEvent } from "../../../hub/protocol/index.ts";
-import { serveParent, wallNow } from "./proc.ts";
+import { serveParent, wallNow } from "../lib/proc.ts";
 
 const mode = process.argv[2];
 if (mode !== "hub" && mode !== "bare") throw new RangeError("usage: server-child.ts <hub|bare>");
