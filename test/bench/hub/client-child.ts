@@ -38,6 +38,8 @@ let armed:
       received: number;
       complete: number;
       firstT: number;
+      /** Emit time of the last event seen: how fast the server produced. */
+      lastT: number;
       lastRecv: number;
       group: Group;
       /** Event index -> its slowest delivery (ms), for profile-latency. */
@@ -81,6 +83,7 @@ function onFrame(group: Group, conn: Conn, raw: WebSocket.RawData): void {
     if (i !== undefined) a.worst.set(i, Math.max(a.worst.get(i) ?? 0, now - t));
     a.received += 1;
     if (t < a.firstT) a.firstT = t;
+    if (t > a.lastT) a.lastT = t;
     a.lastRecv = now;
     conn.ticks += 1;
     if (conn.ticks === a.expect) {
@@ -164,7 +167,7 @@ serveParent({
   arm(msg) {
     const group = groupOf(msg);
     for (const c of group.conns) c.ticks = 0;
-    armed = { expect: Number(msg["expect"]), hist: {}, received: 0, complete: 0, firstT: Number.POSITIVE_INFINITY, lastRecv: 0, group, worst: new Map() };
+    armed = { expect: Number(msg["expect"]), hist: {}, received: 0, complete: 0, firstT: Number.POSITIVE_INFINITY, lastT: 0, lastRecv: 0, group, worst: new Map() };
     return true;
   },
   async collect(msg) {
@@ -181,7 +184,7 @@ serveParent({
     }
     armed = undefined;
     const slowest = [...a.worst].sort((x, y) => y[1] - x[1]).slice(0, 12);
-    return { slowest, hist: a.hist, received: a.received, complete: a.complete, sockets: a.group.conns.length, firstT: a.firstT, lastRecv: a.lastRecv };
+    return { slowest, hist: a.hist, received: a.received, complete: a.complete, sockets: a.group.conns.length, firstT: a.firstT, lastT: a.lastT, lastRecv: a.lastRecv };
   },
   /** Reconnect storm: terminate every socket at once, reconnect each with since = its last seq. */
   async drop(msg) {

@@ -28,21 +28,23 @@ try {
       await server.child.request("gc");
       const cpu0 = await server.child.request<NodeJS.CpuUsage>("cpu");
       await server.child.request("go", side === "hub" ? { threadId: "lat", count } : { count, variant: "send" });
-      const got = await Promise.all(clients.map((c) => c.request<{ hist: Histogram; slowest: Array<[number, number]> }>("collect", { timeoutMs: 30_000 }, 40_000)));
+      const got = await Promise.all(clients.map((c) => c.request<{ hist: Histogram; slowest: Array<[number, number]>; received: number; firstT: number; lastRecv: number }>("collect", { timeoutMs: 30_000 }, 40_000)));
       const cpu1 = await server.child.request<NodeJS.CpuUsage>("cpu");
       const gc = await server.child.request<Gc>("gc");
       const cpuPerEvent = (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / count;
       const hist: Histogram = {};
       for (const g of got) merge(hist, g.hist);
       if (run === 0) continue; // warm-up
+      const rate = got.reduce((a, g) => a + g.received, 0) / ((Math.max(...got.map((g) => g.lastRecv)) - Math.min(...got.map((g) => g.firstT))) / 1000);
       const slowest = got.flatMap((g) => g.slowest).sort((x, y) => y[1] - x[1]).slice(0, 12);
       console.log(
-        `run ${run} ${side.padEnd(4)} cpu/event ${cpuPerEvent.toFixed(1)} µs  p50 ${quantile(hist, 0.5).toFixed(2)} ms  p99 ${quantile(hist, 0.99).toFixed(2)} ms  max ${quantile(hist, 1).toFixed(2)} ms  gc ${gc.count}× ${gc.totalMs.toFixed(1)} ms (max ${gc.maxMs.toFixed(1)}; ${Object.entries(gc.kinds).map(([k, ms]) => `${k} ${ms.toFixed(1)}`).join(", ")})`,
+        `run ${run} ${side.padEnd(4)} ${Math.round(rate / 1000)}k/s cpu/event ${cpuPerEvent.toFixed(1)} µs  p50 ${quantile(hist, 0.5).toFixed(2)} ms  p99 ${quantile(hist, 0.99).toFixed(2)} ms  max ${quantile(hist, 1).toFixed(2)} ms  gc ${gc.count}× ${gc.totalMs.toFixed(1)} ms (max ${gc.maxMs.toFixed(1)}; ${Object.entries(gc.kinds).map(([k, ms]) => `${k} ${ms.toFixed(1)}`).join(", ")})`,
       );
       // Stalls show as runs of consecutive event indexes, each delayed a little less than the one before.
       console.log(`  slowest events (index: ms): ${slowest.map(([i, ms]) => `${i}: ${ms.toFixed(1)}`).join(", ")}`);
     }
   }
+  console.log(`async_hooks init hooks enabled: hub ${(await hub.child.request<{ init: number }>("hooks")).init}, bare ${(await bare.child.request<{ init: number }>("hooks")).init}`);
 } finally {
   await stopAll([hub.child, bare.child, ...clients]);
 }

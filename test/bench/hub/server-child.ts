@@ -9,8 +9,8 @@
  *       hub's own encodeEvent) to every open socket, either with a `ws.send`
  *       loop ("send") or one pre-built frame written to each socket ("frame").
  *
- * Both pace the producer the same way: one event, then a yield to I/O
- * (setImmediate), or a sleep of intervalMs.
+ * Both pace the producer the same way (pacer below): one event, then a yield
+ * to I/O (setImmediate), or one event every intervalMs on a fixed schedule.
  */
 import { readFileSync, rmSync } from "node:fs";
 import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
@@ -38,6 +38,15 @@ async function settledMemory(): Promise<NodeJS.MemoryUsage> {
   await sleep(50);
   gc?.();
   return process.memoryUsage();
+}
+
+/**
+ * Profiling aid: how many async_hooks init hooks are enabled in this process
+ * (each makes every async resource — every socket write — call into JS).
+ */
+function asyncHookFields(): { init: number } {
+  const binding = (process as unknown as { binding(name: string): { async_hook_fields: Uint32Array } }).binding("async_wrap");
+  return { init: binding.async_hook_fields[0] ?? -1 };
 }
 
 /** Profiling aid (not used by the suites): self size and count per constructor name in a heap snapshot. */
@@ -151,15 +160,28 @@ async function profStop(): Promise<unknown> {
   };
 }
 
+/**
+ * Waits after event i: a yield to I/O when intervalMs is 0 (unthrottled), else
+ * until event i + 1 is due on a fixed schedule, so a late event does not push
+ * the later ones back and both servers are offered the same rate.
+ */
+function pacer(intervalMs: number): (i: number) => Promise<unknown> {
+  if (!(intervalMs > 0)) return () => nextTurn();
+  const start = performance.now();
+  return (i) => {
+    const wait = start + (i + 1) * intervalMs - performance.now();
+    return wait > 0 ? sleep(wait) : nextTurn();
+  };
+}
+
 function benchStream(checkpointer: Checkpointer): Assistant {
   const graph = new StateGraph({ count: lastValue<number>(), intervalMs: lastValue<number>(), done: lastValue<boolean>() })
     .addNode("emit", async (state, runtime) => {
       const count = state.count ?? 0;
-      const interval = state.intervalMs ?? 0;
+      const pace = pacer(state.intervalMs ?? 0);
       for (let i = 0; i < count && !runtime.signal.aborted; i++) {
         runtime.write({ name: "tick", payload: { i, t: wallNow() } });
-        if (interval > 0) await sleep(interval);
-        else await nextTurn();
+        if (i + 1 < count) await pace(i);
       }
       return { done: true };
     })
@@ -194,8 +216,16 @@ if (mode === "hub") {
   serveParent(
     {
       async go(msg) {
+        // The thread's previous run may still be finishing (its checkpoint) when the clients already have every event.
+        const threadId = String(msg["threadId"]);
+        for (let waited = 0; ; waited += 5) {
+          const status = hub.services.logs.get(threadId)?.run.status;
+          if (status !== "started" && status !== "running") break;
+          if (waited > 30_000) throw new Error(`thread ${threadId}: the previous run is still ${status} after 30 s`);
+          await sleep(5);
+        }
         const input = msg["assistant"] === "review" ? { topic: "bench" } : { count: msg["count"], intervalMs: msg["intervalMs"] ?? 0 };
-        const result = await command(String(msg["threadId"]), { id: 1, method: "run.start", params: { assistant_id: msg["assistant"] ?? "bench-stream", input } });
+        const result = await command(threadId, { id: 1, method: "run.start", params: { assistant_id: msg["assistant"] ?? "bench-stream", input } });
         return { runId: result["run_id"] };
       },
       /** Seqs of the run's events on the given channels, as the server's log holds them. */
@@ -215,6 +245,7 @@ if (mode === "hub") {
       profStop: () => profStop(),
       cpu: () => process.cpuUsage(),
       gc: () => takeGcPauses(),
+      hooks: () => asyncHookFields(),
       stats: () => ({ connections: hub.services.metrics.connections, subscriptions: hub.services.metrics.subscriptions, metrics: { ...hub.services.metrics } }),
     },
     async () => ({ port: hub.port, pid: process.pid }),
@@ -227,6 +258,7 @@ if (mode === "hub") {
   let seq = 0;
   const broadcast = async (count: number, intervalMs: number, variant: "send" | "frame"): Promise<void> => {
     const runId = `run_bare_${seq}`;
+    const pace = pacer(intervalMs);
     for (let i = 0; i < count; i++) {
       const t = wallNow();
       seq += 1;
@@ -247,8 +279,7 @@ if (mode === "hub") {
         const frame = frameOf(text);
         for (const ws of wss.clients) (ws as unknown as { _socket: { write(b: Buffer): void } })._socket.write(frame);
       }
-      if (intervalMs > 0) await sleep(intervalMs);
-      else await nextTurn();
+      if (i + 1 < count) await pace(i);
     }
   };
   serveParent(
@@ -263,6 +294,7 @@ if (mode === "hub") {
       profStop: () => profStop(),
       cpu: () => process.cpuUsage(),
       gc: () => takeGcPauses(),
+      hooks: () => asyncHookFields(),
       stats: () => ({ connections: wss.clients.size, subscriptions: 0 }),
     },
     async () => ({ port, pid: process.pid }),
