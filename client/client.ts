@@ -45,7 +45,7 @@ async function defaultFactory(): Promise<SocketFactory> {
   return platformSocketFactory();
 }
 
-const QUEUE_EVENTS: ReadonlySet<string> = new Set(["input.requested", "input.answered", "input.claimed", "input.released", "input.expired", "presence"]);
+const QUEUE_EVENTS: ReadonlySet<string> = new Set(["input.requested", "input.answered", "input.claimed", "input.released", "input.expired", "input.cancelled", "presence"]);
 
 export class HubClient {
   readonly #conn: Connection;
@@ -177,6 +177,7 @@ function wantsQueueEvent(queue: QueueHandle, event: ProtocolEvent, threadSubscri
     case "input.claimed":
     case "input.released":
     case "input.expired":
+    case "input.cancelled":
       return queue.knows(event.thread_id, event.params.data.interrupt_id);
     case "presence":
       return Reflect.get(event.params.data, "queue") === queue.name;

@@ -19,6 +19,7 @@ export type RecordType =
   | "released"
   | "answered"
   | "expired"
+  | "cancelled"
   | "presence"
   | "final"
   | "items"

@@ -99,6 +99,11 @@ export function renderEvent(out: Output, threadId: string, event: ProtocolEvent,
       out.emit({ type: "expired", ...base, interrupt_id, action }, `  interrupt ${interrupt_id} expired (${action})`);
       return;
     }
+    case "input.cancelled": {
+      const { interrupt_id, reason } = event.params.data;
+      out.emit({ type: "cancelled", ...base, interrupt_id, reason }, `  interrupt ${interrupt_id} withdrawn (${reason})`);
+      return;
+    }
     case "resync":
       out.status(`(resynced: missed events were dropped by the hub; state rebuilt from its snapshot)`);
       return;

@@ -2,7 +2,7 @@
  * Interrupts projection: the pending questions of a thread (or of a review
  * queue, across threads) with their claim state. `input.requested` adds,
  * `input.claimed` / `input.released` change the claim, `input.answered`,
- * `input.expired` and a cancelled run resolve them, and so do the facts that
+ * `input.expired`, `input.cancelled` and a cancelled run resolve them, and so do the facts that
  * imply an answer when no `input.answered` was seen (a spec producer, a
  * replay that started later): the raising task finished without it, or the
  * root run completed (an interrupted run is never reported completed).
@@ -36,6 +36,8 @@ export interface ResolvedInterrupt {
   at?: number;
   /** What the hub did on expiry. */
   action?: EventOf<"input.expired">["params"]["data"]["action"];
+  /** Why it was withdrawn (input.cancelled). */
+  reason?: string;
 }
 
 export interface InterruptsState {
@@ -124,6 +126,10 @@ export function reduceInterrupts(state: InterruptsState, event: ProtocolEvent): 
     case "input.expired": {
       const { interrupt_id, expired_at, action } = event.params.data;
       return resolve(state, [interrupt_id], threadId, (id) => ({ interrupt_id: id, ...tid, outcome: "expired", at: expired_at, action }));
+    }
+    case "input.cancelled": {
+      const { interrupt_id, cancelled_at, reason } = event.params.data;
+      return resolve(state, [interrupt_id], threadId, (id) => ({ interrupt_id: id, ...tid, outcome: "cancelled", at: cancelled_at, reason }));
     }
     case "tasks":
       return onTaskResult(state, event);

@@ -244,6 +244,8 @@ export function reduceMessages(messages: readonly MessageView[], event: Messages
     case "content-block-start":
       return replaceAt(list, index, withDerived(message, updateBlock(message.blocks, data.index, () => blockOf(data.index, { ...data.content }, false))));
     case "content-block-delta":
+      // A delta type from a newer hub: ignored, and the stream goes on (spec).
+      if (!KNOWN_DELTAS.has(data.delta.type)) return messages;
       return replaceAt(list, index, withDerived(message, updateBlock(message.blocks, data.index, (b) => applyDelta(b ?? blockOf(data.index, { type: deltaKind(data.delta) }, false), data.delta))));
     case "content-block-finish":
       return replaceAt(list, index, withDerived(message, updateBlock(message.blocks, data.index, (b) => blockOf(data.index, { ...data.content }, true, b))));
@@ -263,6 +265,8 @@ export function reduceMessages(messages: readonly MessageView[], event: Messages
       return messages;
   }
 }
+
+const KNOWN_DELTAS: ReadonlySet<string> = new Set(["text-delta", "reasoning-delta", "tool-call-delta", "block-delta", "data-delta"]);
 
 /** The block kind a delta implies, for a delta whose block start was missed. */
 function deltaKind(delta: ContentBlockDelta): string {

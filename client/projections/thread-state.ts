@@ -95,7 +95,8 @@ export function reduceThread(state: ThreadState, event: ProtocolEvent): ThreadSt
     case "input.answered":
     case "input.claimed":
     case "input.released":
-    case "input.expired": {
+    case "input.expired":
+    case "input.cancelled": {
       const interrupts = reduceInterrupts(state.interrupts, event);
       return interrupts === state.interrupts ? state : { ...state, interrupts };
     }

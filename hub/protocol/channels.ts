@@ -27,6 +27,7 @@ export function channelOf(event: ProtocolEvent): Channel | null {
     case "input.claimed":
     case "input.released":
     case "input.expired":
+    case "input.cancelled":
       return "input";
     case "presence":
     case "resync":

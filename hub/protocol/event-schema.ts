@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "./errors.ts";
 import { namespaceSchema } from "./schema.ts";
+import type { ContentBlockDelta } from "./types.ts";
 
 const str = z.string();
 const num = z.number();
@@ -91,13 +92,28 @@ const finalizedBlock = z.union([
 ]);
 const contentBlock = z.union([toolCallChunk, serverToolCallChunk, finalizedBlock]);
 
-const delta = z.discriminatedUnion("type", [
+const knownDelta = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("text-delta"), text: str }),
   z.looseObject({ type: z.literal("reasoning-delta"), reasoning: str }),
   z.looseObject({ type: z.literal("data-delta"), data: str, encoding: z.literal("base64").optional() }),
   z.looseObject({ type: z.literal("block-delta"), fields: z.looseObject({ type: str }) }),
   z.looseObject({ type: z.literal("tool-call-delta"), args: str }),
 ]);
+const KNOWN_DELTA_TYPES: ReadonlySet<string> = new Set(["text-delta", "reasoning-delta", "data-delta", "block-delta", "tool-call-delta"]);
+/**
+ * The spec (protocol.ts §2, ContentBlockDelta): "consumers MUST ignore a delta
+ * whose type they do not recognise and keep processing the stream". So a delta
+ * of a type this version does not know decodes (consumers skip it: the client's
+ * applyDelta leaves the block as it was), while a known type must still be well formed.
+ */
+const unknownDelta = z
+  .looseObject({
+    type: str.refine((type) => !KNOWN_DELTA_TYPES.has(type), { message: "malformed delta of a known type" }),
+  })
+  // The spec's TypeScript union is closed although its text is not: pass such a
+  // delta on as one, for consumers that switch on `type` with a default branch.
+  .transform((d) => d as unknown as ContentBlockDelta);
+const delta = z.union([knownDelta, unknownDelta]);
 
 const scalar = z.union([z.null(), z.boolean(), z.number(), z.string()]);
 
@@ -169,6 +185,7 @@ const dataByMethod = {
   "input.claimed": z.looseObject({ interrupt_id: str, claimed_by: actor, expires_at: num }),
   "input.released": z.looseObject({ interrupt_id: str, released_by: actor }),
   "input.expired": z.looseObject({ interrupt_id: str, expired_at: num, action: z.enum(["default_response", "cancel", "none"]) }),
+  "input.cancelled": z.looseObject({ interrupt_id: str, cancelled_at: num, reason: str }),
   presence: z.looseObject({ update: z.base64(), queue: str.optional() }),
   resync: z.looseObject({
     reason: z.enum(["evicted", "unknown_event_id", "run_mismatch"]),
@@ -221,6 +238,7 @@ export const eventSchema = z.discriminatedUnion("method", [
   eventVariant("input.claimed"),
   eventVariant("input.released"),
   eventVariant("input.expired"),
+  eventVariant("input.cancelled"),
   eventVariant("presence"),
   eventVariant("resync"),
 ]);

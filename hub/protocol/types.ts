@@ -238,6 +238,18 @@ export interface InputExpiredData {
   action: "default_response" | "cancel" | "none";
 }
 
+/**
+ * Extension: an open question was withdrawn — the run that asked it ended
+ * without it (cancelled, failed, or replaced by a fork or an edit of the
+ * state). It cannot be answered any more (`interrupt_cancelled`).
+ */
+export interface InputCancelledData {
+  interrupt_id: string;
+  cancelled_at: number;
+  /** Why, for people: e.g. "run cancelled", "run completed". */
+  reason: string;
+}
+
 /** Extension: a relayed y-protocols awareness update (base64); `queue` for a queue's room. */
 export interface PresenceData {
   update: string;
@@ -323,6 +335,7 @@ export type ProtocolEvent =
   | Ev<"input.claimed", InputClaimedData>
   | Ev<"input.released", InputReleasedData>
   | Ev<"input.expired", InputExpiredData>
+  | Ev<"input.cancelled", InputCancelledData>
   | Ev<"presence", PresenceData>
   | Ev<"resync", ResyncData>;
 
@@ -343,6 +356,7 @@ export const EVENT_METHODS = [
   "input.claimed",
   "input.released",
   "input.expired",
+  "input.cancelled",
   "presence",
   "resync",
 ] as const satisfies readonly EventMethod[];

@@ -3,7 +3,7 @@
  * `seq` / `event_id` when it appends them to the thread log; these carry the
  * thread and run ids so it knows where they go.
  */
-import type { EventOf, EventParams, InputExpiredData } from "../protocol/index.ts";
+import type { EventOf, EventParams, InputCancelledData, InputExpiredData } from "../protocol/index.ts";
 import type { Actor, ReviewItem } from "./types.ts";
 
 export type ReviewWireEvent =
@@ -11,7 +11,8 @@ export type ReviewWireEvent =
   | EventOf<"input.answered">
   | EventOf<"input.claimed">
   | EventOf<"input.released">
-  | EventOf<"input.expired">;
+  | EventOf<"input.expired">
+  | EventOf<"input.cancelled">;
 
 /** What the service reports: the event, and the item it is about (for per-subscriber authorization). */
 export interface ReviewEvent {
@@ -66,4 +67,9 @@ export function expiredEvent(item: ReviewItem, action: InputExpiredData["action"
   const expiredAt = item.expiresAt === null ? now : Date.parse(item.expiresAt);
   const data: InputExpiredData = { interrupt_id: item.interruptId, expired_at: expiredAt, action };
   return { ...envelope(item), method: "input.expired", params: params(item, now, data) };
+}
+
+export function cancelledEvent(item: ReviewItem, reason: string, now: number): EventOf<"input.cancelled"> {
+  const data: InputCancelledData = { interrupt_id: item.interruptId, cancelled_at: now, reason };
+  return { ...envelope(item), method: "input.cancelled", params: params(item, now, data) };
 }

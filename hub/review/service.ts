@@ -6,12 +6,12 @@
  * It starts no timers itself: the hub schedules tick() (see nextDeadline()).
  */
 import type { Principal } from "../auth/index.ts";
-import { answeredEvent, claimedEvent, expiredEvent, releasedEvent, requestedEvent } from "./events.ts";
+import { answeredEvent, cancelledEvent, claimedEvent, expiredEvent, releasedEvent, requestedEvent } from "./events.ts";
 import type { ReviewEvent } from "./events.ts";
 import { mayAnswer, mayView } from "./policy.ts";
 import { describeRoutingIssues, routingOf } from "./routing.ts";
 import type { RoutingDefaults, RoutingIssue } from "./routing.ts";
-import type { ReviewStore } from "./store.ts";
+import { DEFAULT_CANCEL_REASON, type ReviewStore } from "./store.ts";
 import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, Refusal, ResumeBatch, ResumePolicy, NewReviewItem, ReviewItem } from "./types.ts";
 import { PENDING_STATUSES } from "./types.ts";
 
@@ -166,13 +166,20 @@ export class ReviewService {
     return { expired, claimsLapsed, resumes: await this.#resumes(runs, now) };
   }
 
-  /** Cancels the run's pending items (run cancelled, failed or replaced); no wire event exists for this. */
+  /** Cancels the run's pending items (run cancelled, failed or replaced) and announces each with input.cancelled. */
   async cancelForRun(runId: string, reason?: string): Promise<ReviewItem[]> {
-    return this.#store.cancelForRun(runId, this.#clock(), reason);
+    const now = this.#clock();
+    return this.#announceCancelled(await this.#store.cancelForRun(runId, now, reason), reason, now);
   }
 
   async cancelForThread(threadId: string, reason?: string): Promise<ReviewItem[]> {
-    return this.#store.cancelForThread(threadId, this.#clock(), reason);
+    const now = this.#clock();
+    return this.#announceCancelled(await this.#store.cancelForThread(threadId, now, reason), reason, now);
+  }
+
+  #announceCancelled(items: ReviewItem[], reason: string | undefined, now: number): ReviewItem[] {
+    for (const item of items) this.#emit(item, cancelledEvent(item, reason ?? DEFAULT_CANCEL_REASON, now));
+    return items;
   }
 
   /** Items of the run still waiting for an answer. */

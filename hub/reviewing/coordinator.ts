@@ -112,7 +112,10 @@ export class ReviewCoordinator implements RunObserver {
     // Items the checkpoint no longer waits on (run completed, failed, cancelled, rolled back) are void.
     const open = await this.#o.reviewStore.listItems({ tenant: run.tenant, threadId: run.threadId, status: PENDING_STATUSES });
     const staleRuns = new Set(open.filter((item) => !result.pending.has(item.interruptId)).map((item) => item.runId));
-    for (const runId of staleRuns) await this.service.cancelForRun(runId, `run ${result.outcome.status}`);
+    for (const runId of staleRuns) {
+      // Its own questions end with the run; an earlier run's were replaced by this one (a fork, an edit of the state).
+      await this.service.cancelForRun(runId, runId === run.runId ? `run ${result.outcome.status}` : `replaced by run ${run.runId}`);
+    }
     this.#schedule();
   }
 

@@ -100,7 +100,7 @@ const onlyInterruptKey = (data: Record<string, unknown>): boolean => {
 const KEEP_PARSED: ReadonlySet<string> = new Set(["values", "lifecycle", "input"]);
 
 /** Review events published while no run is in progress; the next run's replay starts with them. */
-const BETWEEN_RUNS: ReadonlySet<string> = new Set(["input.answered", "input.claimed", "input.released", "input.expired"]);
+const BETWEEN_RUNS: ReadonlySet<string> = new Set(["input.answered", "input.claimed", "input.released", "input.expired", "input.cancelled"]);
 
 export class ThreadLog {
   readonly threadId: string;
@@ -306,6 +306,9 @@ export class ThreadLog {
           this.#pending.delete(id);
           this.#answered.add(id);
         }
+        return;
+      case "input.cancelled":
+        this.#pending.delete(event.params.data.interrupt_id);
         return;
       case "lifecycle":
         if (event.params.namespace.length === 0) {

@@ -47,6 +47,12 @@ describe("interrupts projection", () => {
     expect(state.resolved.map((r) => [r.interrupt_id, r.outcome, r.action])).toEqual([["i1", "expired", "default_response"], ["i2", "cancelled", undefined]]);
   });
 
+  it("input.cancelled withdraws a question, with its reason; other questions stay", () => {
+    const state = fold([requested("i1"), requested("i2"), ev("input.cancelled", { interrupt_id: "i1", cancelled_at: 42, reason: "replaced by run r9" })]);
+    expect(state.pending.map((p) => p.interrupt_id)).toEqual(["i2"]);
+    expect(state.resolved).toEqual([{ interrupt_id: "i1", thread_id: "th_1", outcome: "cancelled", at: 42, reason: "replaced by run r9" }]);
+  });
+
   it("the raising task finishing without it, or the run completing, implies an answer", () => {
     const raised = fold([
       requested("i1", { namespace: ["review:t1"] }),
@@ -81,5 +87,9 @@ describe("queue projection", () => {
     ].reduce(reduceQueue, snap);
     expect(next.pending.map((i) => [i.thread_id, i.interrupt_id])).toEqual([["b", "i1"], ["c", "i9"]]);
     expect(next.resolved).toEqual([{ interrupt_id: "i1", thread_id: "a", outcome: "answered", answered_by: ada, at: 1_767_225_600_000 }]);
+    // A withdrawn item leaves the queue; the same id on another thread stays.
+    const withdrawn = reduceQueue(next, ev("input.cancelled", { interrupt_id: "i1", cancelled_at: 7, reason: "run failed" }, { thread_id: "b" }));
+    expect(withdrawn.pending.map((i) => [i.thread_id, i.interrupt_id])).toEqual([["c", "i9"]]);
+    expect(withdrawn.resolved.at(-1)).toEqual({ interrupt_id: "i1", thread_id: "b", outcome: "cancelled", at: 7, reason: "run failed" });
   });
 });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { reduceMessages, reduceTools, type MessageView, type ToolRunView } from "../../client/index.ts";
-import type { ProtocolEvent } from "../../hub/protocol/index.ts";
+import { decodeEvent, type ProtocolEvent } from "../../hub/protocol/index.ts";
 import { ev, textMessage, type EventOptions } from "./fixtures.ts";
 
 function fold(events: ProtocolEvent[]): readonly MessageView[] {
@@ -44,6 +44,29 @@ describe("messages projection", () => {
       toolCalls: [{ id: "call_1", name: "search", args: { q: "weather" }, done: true }],
     });
     expect(done[0]?.blocks.map((b) => [b.kind, b.done])).toEqual([["text", true], ["tool_call", true]]);
+  });
+
+  it("ignores a delta type it does not know and keeps assembling the message (frames decoded as the client does)", () => {
+    const frames = [
+      msg("m", { event: "message-start", role: "ai", id: "m" }),
+      msg("m", { event: "content-block-start", index: 0, content: { type: "text", text: "" } }),
+      msg("m", { event: "content-block-delta", index: 0, delta: { type: "text-delta", text: "Hel" } }),
+      msg("m", { event: "content-block-delta", index: 0, delta: { type: "sparkle-delta", sparkle: 3 } }),
+      // An unknown delta for a block never started must not create one either.
+      msg("m", { event: "content-block-delta", index: 5, delta: { type: "sparkle-delta", sparkle: 4 } }),
+      msg("m", { event: "content-block-delta", index: 0, delta: { type: "text-delta", text: "lo" } }),
+    ].map((e) => JSON.stringify(e));
+    const events: ProtocolEvent[] = frames.map((f) => {
+      const decoded = decodeEvent(f);
+      if (!decoded.ok) throw new Error(decoded.error.message);
+      return decoded.event;
+    });
+    const before = fold(events.slice(0, 3));
+    expect(fold(events.slice(0, 5))).toEqual(before);
+    const messages = fold(events);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]?.text).toBe("Hello");
+    expect(messages[0]?.blocks.map((b) => b.index)).toEqual([0]);
   });
 
   it("parses args before the finish once the streamed text is complete JSON", () => {

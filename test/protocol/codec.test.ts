@@ -43,12 +43,21 @@ describe("event and response codec", () => {
     ["an unknown method", event("gossip", {}), "unknown_method"],
     ["a lifecycle status outside the spec", event("lifecycle", { event: "cancelled" }), "invalid_params"],
     ["a message event of unknown kind", event("messages", { event: "message-middle" }), "invalid_params"],
-    ["a delta with an unknown type", event("messages", { event: "content-block-delta", index: 0, delta: { type: "x" } }), "invalid_params"],
+    ["a delta of a known type without its field", event("messages", { event: "content-block-delta", index: 0, delta: { type: "text-delta" } }), "invalid_params"],
+    ["a delta without a type", event("messages", { event: "content-block-delta", index: 0, delta: { text: "x" } }), "invalid_params"],
     ["a namespace of numbers", event("values", {}, [1] as unknown as string[]), "invalid_params"],
     ["a tools event without tool_call_id", event("tools", { event: "tool-finished", output: 1 }), "invalid_params"],
   ])("decodeEvent rejects %s", (_name, raw, kind) => {
     const result = decodeEvent(typeof raw === "string" ? raw : JSON.stringify(raw));
     expect(result).toMatchObject({ ok: false, error: { kind } });
+  });
+
+  it("decodes a delta of a type it does not know, as the spec requires (consumers ignore it and go on)", () => {
+    const future = event("messages", { event: "content-block-delta", index: 0, delta: { type: "citation-delta", citation: { url: "u" } } });
+    expect(decodeEvent(JSON.stringify(future))).toMatchObject({
+      ok: true,
+      event: { method: "messages", params: { data: { delta: { type: "citation-delta", citation: { url: "u" } } } } },
+    });
   });
 
   it("decodes responses and routes server messages by type", () => {
@@ -97,7 +106,7 @@ describe("error codes", () => {
 
 // Compile-time: Switchboard frames stay valid @langchain/protocol frames.
 type Spec<T extends SpecMessage> = T;
-export type EventsAreSpecMessages = Spec<Exclude<ProtocolEvent, { method: "input.claimed" | "input.released" | "input.expired" | "presence" | "resync" }>>;
+export type EventsAreSpecMessages = Spec<Exclude<ProtocolEvent, { method: "input.claimed" | "input.released" | "input.expired" | "input.cancelled" | "presence" | "resync" }>>;
 export type ResponsesAreSpecMessages = Spec<Exclude<ProtocolResponse, { error: string }>>;
 type SpecCmd<T extends SpecCommand> = T;
 export type CommandsAreSpecCommands = SpecCmd<

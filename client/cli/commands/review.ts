@@ -257,7 +257,10 @@ class ReviewSession {
     const n = this.#numbers.get(key(r));
     const label = n === undefined ? r.interrupt_id : `[${n}] ${r.interrupt_id}`;
     const how = outcome(r);
-    this.out.emit({ type: r.outcome === "answered" ? "answered" : "expired", interrupt_id: r.interrupt_id, thread_id: r.thread_id ?? null, outcome: r.outcome, answered_by: r.answered_by ?? null }, `- ${label} ${how}`);
+    this.out.emit(
+      { type: r.outcome, interrupt_id: r.interrupt_id, thread_id: r.thread_id ?? null, outcome: r.outcome, answered_by: r.answered_by ?? null, ...(r.reason === undefined ? {} : { reason: r.reason }) },
+      `- ${label} ${how}`,
+    );
   }
 
   #waitForItems(): Promise<void> {
@@ -271,7 +274,7 @@ class InputError extends Error {}
 
 function outcome(r: ResolvedInterrupt): string {
   if (r.outcome === "answered") return `answered by ${who(r.answered_by)}`;
-  return r.outcome === "expired" ? `expired (${r.action ?? "none"})` : "cancelled (its run was cancelled)";
+  return r.outcome === "expired" ? `expired (${r.action ?? "none"})` : `withdrawn (${r.reason ?? "its run was cancelled"})`;
 }
 
 const key = (item: { thread_id?: string | undefined; interrupt_id: string }): string => `${item.thread_id ?? ""}|${item.interrupt_id}`;

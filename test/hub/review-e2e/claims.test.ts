@@ -107,16 +107,39 @@ describe("claims and expiry", () => {
     expect(hub.services.reviews.timerArmed).toBe(false);
   });
 
-  it("items of a run that ends without them are cancelled; answers get interrupt_cancelled", async () => {
+  it("items of a run that ends without them are cancelled and announced with input.cancelled; answers get interrupt_cancelled", async () => {
     const hub = await reviewHub();
     const threadId = "cancelled-1";
-    const { operator, ids } = await startAndWait(hub, threadId, "gate", {});
+    const { operator, ids } = await startAndWait(hub, threadId, "gate", { review: { queue: "legal" } });
+    // A reviewer following the thread, and one following the queue only.
+    const bob = await openAs(hub, "bob", REVIEWER);
+    await bob.subscribe({ channels: ["input"] }, { thread_id: threadId });
+    const carol = await openAs(hub, "carol", REVIEWER);
+    expect(ok(await carol.request("queue.subscribe", { queue: "legal" }))).toMatchObject({ items: 1 });
     // An operator forks from the first checkpoint: the interrupted question is void.
     const checkpoints = ok(await operator.request("state.listCheckpoints", {}, { thread_id: threadId }))["checkpoints"] as Array<{ id: string }>;
-    ok(await operator.request("state.fork", { checkpoint_id: checkpoints.at(-1)!.id, input: { review: { users: ["nobody"] } } }, { thread_id: threadId }));
+    const forked = ok(await operator.request("state.fork", { checkpoint_id: checkpoints.at(-1)!.id, input: { review: { users: ["nobody"] } } }, { thread_id: threadId }));
     await vi.waitFor(() => expect(operator.events.filter(isRootLifecycle("interrupted"))).toHaveLength(2), WAIT);
     await vi.waitFor(async () => expect(await itemStatus(hub, ids[0]!)).toBe("cancelled"), WAIT);
+
+    for (const socket of [operator, bob, carol]) {
+      const cancelled = await socket.waitForEvent(byMethod("input.cancelled"));
+      expect(cancelled).toMatchObject({
+        thread_id: threadId,
+        params: { data: { interrupt_id: ids[0], cancelled_at: expect.any(Number), reason: `replaced by run ${String(forked["run_id"])}` } },
+      });
+      expect(socket.events.filter(byMethod("input.cancelled"))).toHaveLength(1);
+    }
+    // The thread's copy carries its log seq; the queue's copy names the queue.
+    expect(bob.events.find(byMethod("input.cancelled"))).toMatchObject({ seq: expect.any(Number) });
+    expect(carol.events.find(byMethod("input.cancelled"))).toMatchObject({ queue: "legal" });
+
     const rita = await openAs(hub, "rita", REVIEWER);
     expect(await rita.request("input.respond", { namespace: [], interrupt_id: ids[0], response: "late" }, { thread_id: threadId })).toMatchObject({ type: "error", error: "interrupt_cancelled" });
+    // A new subscriber's replay no longer lists the withdrawn question as pending.
+    const late = await openAs(hub, "lena", REVIEWER);
+    await late.subscribe({ channels: ["input"] }, { thread_id: threadId });
+    await vi.waitFor(() => expect(late.events.some(byMethod("input.requested"))).toBe(true), WAIT);
+    expect(late.events.filter(byMethod("input.requested")).map((e) => (e.params.data as { interrupt_id: string }).interrupt_id)).not.toContain(ids[0]);
   });
 });
