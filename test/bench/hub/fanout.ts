@@ -47,7 +47,8 @@ const plan = (quick: boolean): Array<{ n: number; count: number; runs: number }>
         // ~3 s per run: in 0.6-s runs (600 events) the p99 was decided by whether one 10–45 ms
         // scheduling stall of the shared 2-core machine fell into the run, on either side.
         { n: 100, count: 3_000, runs: 5 },
-        { n: 1_000, count: 80, runs: 5 },
+        // ~2 s per run as well: 80 events (0.5 s) let one stall decide a run's rate.
+        { n: 1_000, count: 300, runs: 5 },
         { n: 5_000, count: 40, runs: 3 },
       ];
 
@@ -90,8 +91,8 @@ export const fanoutSuite: Suite = {
       "Two loads per N. Unthrottled: the producer yields to I/O (setImmediate) after each event and never waits for the clients; delivered events/s = events received by all clients ÷ (last receipt − first emit); events emitted/s = events ÷ (last emit − first emit), from the emit times the clients saw; server CPU per delivered event = the server process's user + system CPU time over the run ÷ events delivered (less sensitive to the machine's other load than the rates). " +
       "Paced: both producers emit one event every N ÷ (0.4 × ws.send's median unthrottled rate at that N, measured just before) on a fixed schedule (a late event does not delay the next), so both servers are offered the same 40% load; the latency rows with a target are these. " +
       "Why: unthrottled, emit→receipt is mostly the time an event waits in the queue behind the ones emitted before it, and a producer that emits faster builds a longer queue for the same clients (in the full run of 2026-11-30 16:14 UTC the pre-framed peer, the cheapest sender, had the highest unthrottled p99 at every N). Those rows stay, marked (queueing). Until 2026-11-30 the p99 target was judged unthrottled. " +
-      "Per N, events per run and runs: unthrottled 100: 3,000 × 5, 1,000: 80 × 5, 5,000: 40 × 3; paced: about 2 s of events per run and at least 40 events, as many runs (quick: unthrottled 100: 150 × 3, 1,000: 20 × 3; paced about 0.4 s and at least 20 events per run; no pre-framed variant); one untimed warm-up run per side first. " +
-      "(N = 100 ran 600 unthrottled events per run until 2026-11-30; 3,000 since, as one 10–45 ms scheduling stall of the shared machine decided a 0.6-s run's p99.) Sockets stay open across runs; the sides alternate order run by run. " +
+      "Per N, events per run and runs: unthrottled 100: 3,000 × 5, 1,000: 300 × 5, 5,000: 40 × 3 (about 2 s per run at each N); paced: about 2 s of events per run and at least 40 events, as many runs (quick: unthrottled 100: 150 × 3, 1,000: 20 × 3; paced about 0.4 s and at least 20 events per run; no pre-framed variant); one untimed warm-up run per side first. " +
+      "(Until 2026-11-30 N = 100 ran 600 unthrottled events per run and N = 1,000 ran 80: runs of about 0.5 s, whose p99 and rate one 10–45 ms scheduling stall of the shared machine could decide.) Sockets stay open across runs; the sides alternate order run by run. " +
       "Server and clients share the 2-core machine.",
   ],
   async run(ctx) {
