@@ -18,6 +18,7 @@ import { renderDocument, type TableSection } from "./lib/document.ts";
 import { machineInfo } from "./lib/machine.ts";
 import { tableLines, type Row } from "./lib/report.ts";
 import type { Suite, SuiteGroup } from "./suite.ts";
+import { countWarnings, warningLines } from "./lib/warnings.ts";
 
 const GROUPS: readonly SuiteGroup[] = [engineGroup, hubGroup];
 /** Groups of issue 7 that have no suites yet; the document says so. */
@@ -60,25 +61,7 @@ const runs = args.runs === undefined ? (args.quick ? 3 : 5) : Number(args.runs);
 if (!(Number.isInteger(runs) && runs > 0)) fail(`--runs must be a positive integer, got ${args.runs}`);
 const out = args.out !== undefined ? resolve(args.out) : only.size === 0 && !args.quick ? DEFAULT_OUT : undefined;
 
-// Wide fan-outs trip Node's MaxListeners warning (in both libraries): count the
-// warnings and list them once, with where they came from, instead of flooding the output.
-const warnings = new Map<string, number>();
-process.removeAllListeners("warning");
-process.on("warning", (w) => {
-  const key = `${w.name}: ${w.message}${warningSource(w.stack ?? "")}`;
-  warnings.set(key, (warnings.get(key) ?? 0) + 1);
-});
-
-/** " (from <package or repo file:line>)": the first stack frame outside Node itself. */
-function warningSource(stack: string): string {
-  for (const line of stack.split("\n").slice(1)) {
-    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(line);
-    if (pkg) return ` (from ${pkg[1]})`;
-    const at = line.indexOf(`${ROOT}/`);
-    if (at >= 0) return ` (from ${/^[^:)]+:\d+/.exec(line.slice(at + ROOT.length + 1))?.[0] ?? "?"})`;
-  }
-  return "";
-}
+countWarnings();
 
 function commandLine(): string {
   const argv = process.argv.slice(2).join(" ");
@@ -119,10 +102,10 @@ for (const group of selected) {
   }
   sections.push({ title: group.title, peer: group.peer, rows, notes: group.suites.flatMap((s) => s.notes) });
 }
-const warningLines = [...warnings].map(([text, count]) => `${count}× ${text}`);
+const warnings = warningLines();
 
 for (const section of sections) console.log(`\n${section.title}\n${tableLines(section.rows, section.peer).join("\n")}`);
-if (warningLines.length > 0) console.log(`\nwarnings:\n${warningLines.map((w) => `  ${w}`).join("\n")}`);
+if (warnings.length > 0) console.log(`\nwarnings:\n${warnings.map((w) => `  ${w}`).join("\n")}`);
 
 if (failed) {
   console.error("\nsome suites failed; no document written");
@@ -140,7 +123,7 @@ if (!out) {
       quick: args.quick,
       durationMs: performance.now() - started,
       loadAverage: { start: startLoad, end: loadavg() },
-      warnings: warningLines,
+      warnings,
     },
     sections,
     PENDING,

@@ -5,6 +5,7 @@
 import { fileURLToPath } from "node:url";
 import { summarizeRuns, type Spread } from "../lib/measure.ts";
 import { BenchChild } from "../lib/proc.ts";
+import { addWarnings } from "../lib/warnings.ts";
 import { cell, type Row, type Target, type Unit } from "../lib/report.ts";
 import type { SuiteContext } from "../suite.ts";
 import { ENGINE_NAMES, type EngineName } from "./engines.ts";
@@ -48,8 +49,13 @@ function engineChildren(root: string): Promise<Record<EngineName, BenchChild>> {
 /** Runs measurement `key` (side-child.ts's table) once on one engine, in that engine's process. */
 export async function measureSide(ctx: SuiteContext, engine: EngineName, key: string, run: number, params: Record<string, unknown> = {}): Promise<Record<string, number>> {
   const child = (await engineChildren(ctx.root))[engine];
-  const { values, logs } = await child.request<{ values: Record<string, number>; logs: string[] }>("measure", { key, run, quick: ctx.quick, params }, 300_000);
+  const { values, logs, warnings } = await child.request<{ values: Record<string, number>; logs: string[]; warnings: Record<string, number> }>(
+    "measure",
+    { key, run, quick: ctx.quick, params },
+    300_000,
+  );
   for (const line of logs) ctx.log(line);
+  addWarnings(warnings);
   return values;
 }
 

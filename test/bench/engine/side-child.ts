@@ -1,9 +1,10 @@
 /**
  * One engine's process for the engine suites:  node --import tsx side-child.ts <switchboard|langgraph>
  * Loads only that engine and answers `measure { key, run, quick, params }`
- * with the measurement's values and its log lines.
+ * with the measurement's values, its log lines and the process warnings it caused.
  */
 import { serveParent } from "../lib/proc.ts";
+import { countWarnings, takeWarnings } from "../lib/warnings.ts";
 import { chainSide } from "./chain.ts";
 import type { SideMeasure } from "./common.ts";
 import { engineNamed } from "./engines.ts";
@@ -20,6 +21,7 @@ const MEASURES: Record<string, SideMeasure> = {
 };
 
 const engine = await engineNamed(process.argv[2] ?? "");
+countWarnings();
 
 serveParent(
   {
@@ -34,7 +36,9 @@ serveParent(
         params: (msg["params"] ?? {}) as Record<string, unknown>,
         log: (line) => logs.push(line),
       });
-      return { values, logs };
+      // Warnings are emitted on process.nextTick: let this measurement's through first.
+      await new Promise((resolve) => setImmediate(resolve));
+      return { values, logs, warnings: takeWarnings() };
     },
   },
   async () => ({ engine: engine.label }),
