@@ -71,6 +71,10 @@ export async function createHub(config: HubConfig = {}): Promise<Hub> {
     logs,
     metrics,
     onError: (error, context) => logger.error(`${context}: ${String(error)}`),
+    async originOf(threadId, interruptId) {
+      const item = await storage.reviews.getItem(interruptId);
+      return item && item.threadId === threadId ? { namespace: item.namespace, node: item.node } : undefined;
+    },
   });
   const reviews = new ReviewCoordinator({
     reviewStore: storage.reviews,

@@ -37,6 +37,12 @@ export interface RunManagerOptions {
   logs: ThreadLogs;
   metrics: HubMetrics;
   onError?: (error: unknown, context: string) => void;
+  /**
+   * Where a pending interrupt was asked (its namespace and node), as first
+   * published: the checkpoint alone cannot say for one raised inside a subgraph.
+   * Used to rebuild `input.requested` after a restart.
+   */
+  originOf?: (threadId: string, interruptId: string) => Promise<{ namespace: readonly string[]; node: string | null } | undefined>;
 }
 
 export interface StartRequest {
@@ -377,7 +383,13 @@ export class RunManager {
     const head = { type: "event" as const, thread_id: thread.threadId, ...(runId === null ? {} : { run_id: runId }) };
     const params = <D>(data: D) => ({ namespace: [], timestamp: Date.now(), data });
     const events: ProtocolEvent[] = [{ ...head, method: "values", params: params(state.values) }];
-    for (const i of state.interrupts) events.push({ ...head, method: "input.requested", params: params({ interrupt_id: i.id, payload: i.value }) });
+    for (const i of state.interrupts) {
+      const origin = await this.#o.originOf?.(thread.threadId, i.id);
+      // Without a record, the root task that holds it: exact for a root node, the subgraph's node otherwise.
+      const node = origin ? origin.node : (state.tasks.find((t) => t.interrupts.some((x) => x.id === i.id))?.name ?? null);
+      const asked = { ...params({ interrupt_id: i.id, payload: i.value }), namespace: [...(origin?.namespace ?? [])], ...(node === null ? {} : { node }) };
+      events.push({ ...head, method: "input.requested", params: asked });
+    }
     // A root terminal event, so an SDK observer's `thread.output` settles.
     const end: LifecycleData =
       state.interrupts.length > 0

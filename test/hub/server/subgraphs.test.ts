@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { END, START, StateGraph, interrupt, lastValue, type Checkpointer } from "../../../engine/index.ts";
 import type { Assistant } from "../../../hub/index.ts";
-import { TestSocket, interruptIdsOf, isRootLifecycle, testHub, wsUrl } from "./helpers.ts";
+import { TestSocket, interruptIdsOf, isRootLifecycle, tempDataDir, testHub, wsUrl } from "./helpers.ts";
 
 function nested(checkpointer: Checkpointer): Assistant {
   const child = new StateGraph({ topic: lastValue<string>(), approved: lastValue<boolean>() })
@@ -49,5 +49,31 @@ describe("subgraphs", () => {
     const state = await all.request("state.get", { namespace: [] });
     expect(state).toMatchObject({ type: "success", result: { values: { approved: true, done: true } } });
     for (const s of [all, inner, root]) s.expectValidFrames();
+  });
+
+  it("after a restart, a question asked inside a subgraph is replayed with its namespace and node", async () => {
+    const dataDir = tempDataDir();
+    const first = await testHub({ dataDir, assistants: (checkpointer) => [nested(checkpointer)] });
+    const before = await TestSocket.open(wsUrl(first, "/threads/t-nested-restart/stream/events"));
+    await before.subscribe({ channels: ["lifecycle", "input"] });
+    await before.request("run.start", { assistant_id: "nested", input: { topic: "x" } });
+    await before.waitForEvent(isRootLifecycle("interrupted"));
+    const original = await before.waitForEvent((e) => e.method === "input.requested");
+    expect(original.params.node).toBe("ask");
+    await first.services.reviews.settled();
+    await before.close();
+    await first.close();
+
+    const second = await testHub({ dataDir, assistants: (checkpointer) => [nested(checkpointer)] });
+    const after = await TestSocket.open(wsUrl(second, "/threads/t-nested-restart/stream/events"));
+    // A subscriber filtering on the subgraph's namespace still gets the question.
+    await after.subscribe({ channels: ["input"], namespaces: [["sub"]] });
+    const replayed = await after.waitForEvent((e) => e.method === "input.requested");
+    expect(replayed.params.namespace).toEqual(original.params.namespace);
+    expect(replayed.params.node).toBe("ask");
+    expect(replayed.params.data).toEqual(original.params.data);
+    const reply = await after.request("input.respond", { namespace: replayed.params.namespace, interrupt_id: interruptIdsOf([replayed])[0], response: true });
+    expect(reply.type).toBe("success");
+    after.expectValidFrames();
   });
 });
