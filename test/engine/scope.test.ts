@@ -211,6 +211,30 @@ describe("task scope", () => {
     expect((done as { answer: string }).answer).toBe("yes");
   });
 
+  it("an async generator's body, and the for-await loop over it, stay in the task", async () => {
+    async function* produce() {
+      for (let i = 0; i < 3; i++) {
+        await sleep(1);
+        getWriter()({ gen: i });
+        yield i;
+      }
+    }
+    const graph = new StateGraph({ x: lastValue<number>() })
+      .addNode("n", async () => {
+        let sum = 0;
+        for await (const v of produce()) {
+          sum += v;
+          getWriter()({ loop: v });
+        }
+        return { x: sum + interrupt<number>("more?") };
+      })
+      .addEdge(START, "n")
+      .compile({ checkpointer: new MemorySaver() });
+    const parts = await collect(graph.stream({}, { threadId: "g", streamMode: "custom" }));
+    expect(parts.map((p) => p.data)).toEqual([{ gen: 0 }, { loop: 0 }, { gen: 1 }, { loop: 1 }, { gen: 2 }, { loop: 2 }]);
+    expect(await graph.invoke(new Command({ resume: 10 }), { threadId: "g" })).toEqual({ x: 13 });
+  });
+
   it("a rejected await continues in the task", async () => {
     const graph = new StateGraph({ x: lastValue<number>() })
       .addNode("n", async () => {
