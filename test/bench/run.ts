@@ -106,6 +106,9 @@ const warnings = warningLines();
 
 for (const section of sections) console.log(`\n${section.title}\n${tableLines(section.rows, section.peer).join("\n")}`);
 if (warnings.length > 0) console.log(`\nwarnings:\n${warnings.map((w) => `  ${w}`).join("\n")}`);
+if (args.quick) {
+  console.log("\nquick mode: 2-3 short runs per row, so a ratio near its threshold can land either side; the full run (npm run bench) is the one that decides a target.");
+}
 
 if (failed) {
   console.error("\nsome suites failed; no document written");

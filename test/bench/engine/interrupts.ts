@@ -52,7 +52,7 @@ async function roundTrips(
 /** One engine, one run: params.kind is "memory" or "sqlite" (then params.dir holds the file). */
 export const interruptsSide: SideMeasure = async (engine, { run, quick, params, log }) => {
   const kind = params["kind"] === "sqlite" ? "sqlite" : "memory";
-  const bounds = quick ? { threads: THREADS, warmup: 20, budgetMs: 1_000 } : { threads: THREADS, warmup: 50, budgetMs: 40_000 };
+  const bounds = quick ? { threads: THREADS, warmup: 20, budgetMs: 600 } : { threads: THREADS, warmup: 50, budgetMs: 40_000 };
   const store: InterruptStore = kind === "sqlite" ? { kind, file: join(String(params["dir"]), `${engine.label}-${run}.db`) } : { kind };
   const result = await roundTrips(engine, store, bounds);
   // NaN marks "this library has no such saver".
