@@ -36,9 +36,11 @@ let installed = false;
 function install(): void {
   installed = true;
   promiseHooks.createHook({
-    // Only a promise made by then() or await (it has a parent) ever has a
-    // reaction run for it; tagging just those skips async functions' own
-    // promises and `new Promise`s, about half of a streaming node's.
+    // The reactions that continue code are those of promises made by then()
+    // and await, which have a parent; tagging only those skips async
+    // functions' own promises and `new Promise`s. (A custom thenable's then()
+    // runs in a job of a parentless promise, so outside the task; the await
+    // continuation after it is back inside.)
     init(promise, parent) {
       if (current !== undefined && parent !== undefined) (promise as Tagged)[HOST] = current;
     },
