@@ -3,7 +3,7 @@
  * goes: top self-time functions (file:line in the TypeScript source) and
  * self time per file. Not part of `npm run bench`; a tool for the report.
  *
- *   npx tsx test/bench/profile.ts <chain|chain-memory|fanout|interrupt|messages> [--engine switchboard|langgraph]
+ *   npx tsx test/bench/profile.ts <chain|chain-memory|fanout|interrupt|messages|model-stream> [--engine switchboard|langgraph]
  *        [--seconds 5] [--top 25] [--out FILE.cpuprofile]
  */
 import { writeFile } from "node:fs/promises";
@@ -43,6 +43,8 @@ async function workload(e: EngineUnderTest, name: string): Promise<(i: number) =
       return e.fanout(100, "nodes");
     case "messages":
       return e.streamMessages(10_000);
+    case "model-stream":
+      return e.streamModel(10_000);
     case "interrupt": {
       const harness = await e.interrupts({ kind: "memory" });
       if (!harness) throw new Error(`${e.label} has no in-memory saver`);
@@ -52,7 +54,7 @@ async function workload(e: EngineUnderTest, name: string): Promise<(i: number) =
       };
     }
     default:
-      throw new RangeError(`unknown scenario "${name}" (chain, chain-memory, fanout, interrupt, messages)`);
+      throw new RangeError(`unknown scenario "${name}" (chain, chain-memory, fanout, interrupt, messages, model-stream)`);
   }
 }
 
