@@ -91,7 +91,7 @@ export const fanoutSuite: Suite = {
       "Two loads per N. Unthrottled: the producer yields to I/O (setImmediate) after each event and never waits for the clients; delivered events/s = events received by all clients ÷ (last receipt − first emit); events emitted/s = events ÷ (last emit − first emit), from the emit times the clients saw; server CPU per delivered event = the server process's user + system CPU time over the run ÷ events delivered (less sensitive to the machine's other load than the rates). " +
       "Paced: both producers emit one event every N ÷ (0.4 × ws.send's median unthrottled rate at that N, measured just before) on a fixed schedule (a late event does not delay the next), so both servers are offered the same 40% load; the latency rows with a target are these. " +
       "Why: unthrottled, emit→receipt is mostly the time an event waits in the queue behind the ones emitted before it, and a producer that emits faster builds a longer queue for the same clients (in the full run of 2026-11-30 16:14 UTC the pre-framed peer, the cheapest sender, had the highest unthrottled p99 at every N). Those rows stay, marked (queueing). Until 2026-11-30 the p99 target was judged unthrottled. " +
-      "Per N, events per run and runs: unthrottled 100: 3,000 × 5, 1,000: 300 × 5, 5,000: 40 × 3 (about 2 s per run at each N); paced: about 2 s of events per run and at least 40 events, as many runs (quick: unthrottled 100: 150 × 3, 1,000: 20 × 3; paced about 0.4 s and at least 20 events per run, 2 runs; no pre-framed variant); one untimed warm-up run per side first. " +
+      "Per N, events per run and runs: unthrottled 100: 3,000 × 5, 1,000: 300 × 5, 5,000: 40 × 3 (about 2 s per run at each N); paced: about 4 s of events per run and at least 40 events, as many runs (2 s until 2026-11-30: one stall could set a run's p99) (quick: unthrottled 100: 150 × 3, 1,000: 20 × 3; paced about 0.4 s and at least 20 events per run, 2 runs; no pre-framed variant); one untimed warm-up run per side first. " +
       "(Until 2026-11-30 N = 100 ran 600 unthrottled events per run and N = 1,000 ran 80: runs of about 0.5 s, whose p99 and rate one 10–45 ms scheduling stall of the shared machine could decide.) Sockets stay open across runs; the sides alternate order run by run. " +
       "Server and clients share the 2-core machine.",
   ],
@@ -134,7 +134,7 @@ export const fanoutSuite: Suite = {
         if (!(offered > 0)) throw new Error(`fan-out N=${n}: ws.send delivered nothing, so there is no rate to pace at`);
         const intervalMs = (n / offered) * 1000;
         // At least 40 events (quick: 20): at N = 5,000 one event is 1/40 of a run's samples, so fewer would leave p99 to a single event.
-        const pacedCount = Math.max(ctx.quick ? 20 : 40, Math.round((ctx.quick ? 400 : 2_000) / intervalMs));
+        const pacedCount = Math.max(ctx.quick ? 20 : 40, Math.round((ctx.quick ? 400 : 4_000) / intervalMs));
         const paced: Record<"hub" | "send", Sample[]> = { hub: [], send: [] };
         // Quick mode keeps under a minute with two paced runs.
         for (let run = 0; run < (ctx.quick ? Math.min(runs, 2) : runs); run++) {
