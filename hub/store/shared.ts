@@ -54,8 +54,14 @@ export class HubRecordExistsError extends Error {
  * otherwise leave updatedAt unchanged and make "newest first" a tie.
  * Date.now is looked up on each call so fake timers in tests apply.
  */
-export function monotonicClock(): () => string {
-  let last = -Infinity;
+/**
+ * Timestamps that never repeat nor go back, within one store instance and
+ * past `floor` (epoch ms): the latest time a previous instance stamped on the
+ * same data. Many writes in one millisecond run the clock ahead of Date.now(),
+ * so a store reopened soon after must start past what is already stored.
+ */
+export function monotonicClock(floor = -Infinity): () => string {
+  let last = floor;
   return () => {
     last = Math.max(Date.now(), last + 1);
     return new Date(last).toISOString();

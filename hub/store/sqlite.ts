@@ -210,7 +210,7 @@ export class SqliteHubStore implements HubStore {
   readonly db: Database.Database;
   readonly #ownsDb: boolean;
   readonly #sql: Statements;
-  readonly #now = monotonicClock();
+  readonly #now: () => string;
 
   readonly #updateThread: (threadId: string, patch: ThreadPatch) => ThreadRecord | undefined;
   readonly #deleteThread: (threadId: string, tenant: string) => boolean;
@@ -230,6 +230,15 @@ export class SqliteHubStore implements HubStore {
     db.pragma("synchronous = NORMAL");
     db.exec(SCHEMA);
     const sql = (this.#sql = prepareStatements(db));
+    // Past every time already stamped here (ISO strings sort as text): see monotonicClock.
+    const latest = db
+      .prepare<[], { t: string | null }>(
+        `SELECT MAX(t) AS t FROM (
+           SELECT MAX(created_at) AS t FROM hub_threads UNION ALL SELECT MAX(updated_at) FROM hub_threads
+           UNION ALL SELECT MAX(created_at) FROM hub_runs UNION ALL SELECT MAX(started_at) FROM hub_runs UNION ALL SELECT MAX(ended_at) FROM hub_runs)`,
+      )
+      .get()?.t;
+    this.#now = monotonicClock(latest ? Date.parse(latest) : -Infinity);
 
     // Read-modify-write in one transaction, so the transition rules live in
     // shared.ts (one copy for every backend) and no concurrent write is lost.

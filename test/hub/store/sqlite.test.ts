@@ -86,6 +86,26 @@ describe("SqliteHubStore file", () => {
     }
   });
 
+  it("a reopened store stamps past the latest time already stored, so newest-first stays true", async () => {
+    const file = join(dir.path, "ahead.db");
+    const first = new SqliteHubStore(file);
+    await first.createThread(newThread("t1"));
+    await first.createRun(newRun("r1", "t1"));
+    // Many writes within one millisecond run a store's clock ahead of Date.now(); make that certain.
+    const ahead = new Date(Date.now() + 60_000).toISOString();
+    first.db.prepare("UPDATE hub_runs SET created_at = ? WHERE run_id = 'r1'").run(ahead);
+    await first.close();
+
+    const second = new SqliteHubStore(file);
+    try {
+      const r2 = await second.createRun(newRun("r2", "t1"));
+      expect(r2.createdAt > ahead).toBe(true);
+      expect((await second.listRuns("t1")).map((r) => r.runId)).toEqual(["r2", "r1"]);
+    } finally {
+      await second.close();
+    }
+  });
+
   it("shares one Database with SqliteSaver under hub_ tables, and leaves it open on close", async () => {
     const saver = new SqliteSaver(join(dir.path, "shared.db"));
     const store = new SqliteHubStore(saver.db);
