@@ -4,10 +4,10 @@
  * the queue's presence room. Restored on reconnect by subscribing again
  * (which re-sends the snapshot).
  *
- * The snapshot arrives as the reply's `items` (a count) followed by that many
- * `input.requested` events (each open item, with its `input.claimed` if
- * claimed). The list is replaced once they are all in, so a resubscribe never
- * shows an empty list in between.
+ * The snapshot arrives as the reply's `items` and `claims` (counts) followed by
+ * that many `input.requested` events (each open item, with its
+ * `input.claimed` if claimed). The list is replaced once they are all in, so
+ * a resubscribe never shows an empty list, nor a claimed item as open, in between.
  */
 import type { ProtocolEvent } from "../hub/protocol/index.ts";
 import type { Connection } from "./connection.ts";
@@ -148,7 +148,8 @@ export class QueueHandle {
     const snapshot = this.#snapshot;
     if (snapshot) {
       snapshot.state = reduceQueue(snapshot.state, event);
-      if (event.method === "input.requested" && --snapshot.remaining === 0) {
+      // The snapshot is its items' input.requested and their claims' input.claimed: apply it whole.
+      if ((event.method === "input.requested" || event.method === "input.claimed") && --snapshot.remaining === 0) {
         this.#snapshot = undefined;
         this.#set(snapshot.state);
       }
@@ -157,9 +158,10 @@ export class QueueHandle {
     this.#set(reduceQueue(this.#state, event));
   }
 
-  /** Whether this queue knows the item an event is about. */
+  /** Whether this queue knows the item an event is about (in its list, or in a snapshot still arriving). */
   knows(threadId: string | undefined, interruptId: string): boolean {
-    return this.#state.pending.some((i) => i.interrupt_id === interruptId && (threadId === undefined || i.thread_id === threadId));
+    const has = (state: QueueState) => state.pending.some((i) => i.interrupt_id === interruptId && (threadId === undefined || i.thread_id === threadId));
+    return has(this.#state) || (this.#snapshot !== undefined && has(this.#snapshot.state));
   }
 
   /** @internal */
@@ -191,8 +193,10 @@ export class QueueHandle {
             // The room's current states follow the snapshot; states of who left meanwhile must go.
             this.#room = emptyPresence();
             const items = result["items"];
+            // A hub before `claims` sends the claims anyway; they then apply after the list, as live events.
+            const claims = typeof result["claims"] === "number" ? result["claims"] : 0;
             const fresh = queueFromSnapshot(this.#state, []);
-            if (typeof items === "number" && items > 0) this.#snapshot = { state: fresh, remaining: items };
+            if (typeof items === "number" && items > 0) this.#snapshot = { state: fresh, remaining: items + claims };
             else this.#set(fresh);
           },
         },

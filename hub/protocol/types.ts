@@ -202,6 +202,8 @@ export interface QueueSubscribeResult {
   subscription_id: string;
   /** How many open items the snapshot holds: their `input.requested` events follow this reply. */
   items: number;
+  /** How many of them have a live claim: an `input.claimed` event for each is also in the snapshot. */
+  claims: number;
 }
 
 // ---------------------------------------------------------------------------

@@ -134,7 +134,9 @@ async function dispatchThreadless(command: ProtocolCommand, ctx: CommandContext)
     case "queue.subscribe": {
       const host = ctx.host ?? unsupported(command.method, "over HTTP; use POST /queues/:queue/stream");
       const { subscriptionId, snapshot, start } = await host.subscribeQueue(command.params.queue);
-      return { ...success(command, { subscription_id: subscriptionId, items: snapshot.filter((e) => e.method === "input.requested").length }), after: snapshot, afterSend: start };
+      const count = (method: string) => snapshot.filter((e) => e.method === method).length;
+      const result = { subscription_id: subscriptionId, items: count("input.requested"), claims: count("input.claimed") };
+      return { ...success(command, result), after: snapshot, afterSend: start };
     }
     case "queue.unsubscribe": {
       const host = ctx.host ?? unsupported(command.method, "over HTTP");

@@ -80,6 +80,29 @@ describe.skipIf(!hubReady)("SDK against the real hub", () => {
     expect(thread.interrupts).toEqual([]);
   });
 
+  it("queue: a new subscriber's first list already shows the claimed item as claimed", async () => {
+    const hub = await startTestHub();
+    const { client } = recordingClient(hub);
+    const thread = client.thread("t-queue-claim");
+    await thread.run("review", { topic: "claims" });
+    await statusOf(thread, "interrupted");
+    const mine = client.queue("default");
+    await mine.subscribe();
+    await vi.waitFor(() => expect(mine.items).toHaveLength(1), WAIT);
+    const [item] = mine.items;
+    if (!item) throw new Error("no queue item");
+    await mine.claim(item, 60_000);
+
+    const { client: other } = recordingClient(hub);
+    const theirs = other.queue("default");
+    const lists: Array<Array<[string, string, string | undefined]>> = [];
+    theirs.on("items", (items) => lists.push(items.map((i) => [i.interrupt_id, i.status, i.claimed_by?.sub])));
+    await theirs.subscribe();
+    await vi.waitFor(() => expect(lists.length).toBeGreaterThan(0), WAIT);
+    // Never an unclaimed view of it in between: the snapshot applies as one.
+    expect(lists).toEqual([[[item.interrupt_id, "claimed", "dev"]]]);
+  });
+
   it("parallel-review: three interrupts answered in one batch", async () => {
     const hub = await startTestHub();
     const { client } = recordingClient(hub);

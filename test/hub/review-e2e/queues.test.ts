@@ -30,6 +30,10 @@ describe("review queues", () => {
 
     ok(await dave.request("input.claim", { interrupt_id: open }, { thread_id: "q-b" }));
     await vi.waitFor(() => expect(idsOf(carol.events, "input.claimed")).toEqual([open]), WAIT);
+    // A subscriber arriving now is told how many claims its snapshot carries.
+    const erin = await openAs(hub, "erin", REVIEWER);
+    expect(ok(await erin.request("queue.subscribe", { queue: "legal" }))).toMatchObject({ items: 1, claims: 1 });
+    await vi.waitFor(() => expect(idsOf(erin.events, "input.claimed")).toEqual([open]), WAIT);
     ok(await dave.request("input.respond", { namespace: [], interrupt_id: open, response: "fine" }, { thread_id: "q-b" }));
     for (const socket of [carol, dave]) {
       await vi.waitFor(() => expect(idsOf(socket.events, "input.answered")).toEqual([open]), WAIT);
