@@ -4,7 +4,7 @@
  * reasoning and tool calls (arguments parsed as they stream). Pure: a
  * function of (messages, event) that returns new objects for what changed.
  */
-import type { ContentBlockDelta, EventOf, MessageMetadata, Namespace, UsageInfo } from "../../hub/protocol/index.ts";
+import { KNOWN_DELTA_TYPES, type ContentBlockDelta, type EventOf, type MessageMetadata, type Namespace, type UsageInfo } from "../../hub/protocol/index.ts";
 
 export type BlockView =
   | { kind: "text"; index: number; done: boolean; text: string }
@@ -245,7 +245,7 @@ export function reduceMessages(messages: readonly MessageView[], event: Messages
       return replaceAt(list, index, withDerived(message, updateBlock(message.blocks, data.index, () => blockOf(data.index, { ...data.content }, false))));
     case "content-block-delta":
       // A delta type from a newer hub: ignored, and the stream goes on (spec).
-      if (!KNOWN_DELTAS.has(data.delta.type)) return messages;
+      if (!KNOWN_DELTA_TYPES.has(data.delta.type)) return messages;
       return replaceAt(list, index, withDerived(message, updateBlock(message.blocks, data.index, (b) => applyDelta(b ?? blockOf(data.index, { type: deltaKind(data.delta) }, false), data.delta))));
     case "content-block-finish":
       return replaceAt(list, index, withDerived(message, updateBlock(message.blocks, data.index, (b) => blockOf(data.index, { ...data.content }, true, b))));
@@ -265,8 +265,6 @@ export function reduceMessages(messages: readonly MessageView[], event: Messages
       return messages;
   }
 }
-
-const KNOWN_DELTAS: ReadonlySet<string> = new Set(["text-delta", "reasoning-delta", "tool-call-delta", "block-delta", "data-delta"]);
 
 /** The block kind a delta implies, for a delta whose block start was missed. */
 function deltaKind(delta: ContentBlockDelta): string {

@@ -99,7 +99,8 @@ const knownDelta = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("block-delta"), fields: z.looseObject({ type: str }) }),
   z.looseObject({ type: z.literal("tool-call-delta"), args: str }),
 ]);
-const KNOWN_DELTA_TYPES: ReadonlySet<string> = new Set(["text-delta", "reasoning-delta", "data-delta", "block-delta", "tool-call-delta"]);
+/** The content-block delta types this version of the protocol knows. */
+export const KNOWN_DELTA_TYPES: ReadonlySet<string> = new Set(["text-delta", "reasoning-delta", "data-delta", "block-delta", "tool-call-delta"]);
 /**
  * The spec (protocol.ts §2, ContentBlockDelta): "consumers MUST ignore a delta
  * whose type they do not recognise and keep processing the stream". So a delta

@@ -25,4 +25,5 @@ export type { Projector, ProjectorOptions, RunOutcome } from "./projection.ts";
 export { commandSchema, decodeCommand, encodeCommand } from "./schema.ts";
 export type { DecodeCommandResult } from "./schema.ts";
 export { COMMAND_METHODS, EVENT_METHODS, THREADLESS_METHODS } from "./types.ts";
+export { KNOWN_DELTA_TYPES } from "./event-schema.ts";
 export type * from "./types.ts";
