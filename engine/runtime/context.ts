@@ -113,7 +113,8 @@ export class TaskContext implements RunHookHost {
       tags,
       ...(info.model !== undefined ? { model: info.model } : {}),
     };
-    return { onChunk: (chunk) => this.sink.emit("messages", this.task.ns, [chunk, metadata]) };
+    const emit = this.sink.emitter("messages", this.task.ns);
+    return { onChunk: (chunk) => emit([chunk, metadata]) };
   }
 
   observeToolCall(info: ToolCallInfo): ToolCallObserver | undefined {

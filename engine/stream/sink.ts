@@ -30,6 +30,12 @@ export class StreamSink {
     if (this.#modes.has(type)) this.#push({ type, ns, data } as StreamPart);
   }
 
+  /** For a producer that checked `wants(type)` once: pushes without asking again (a model's per-token path). */
+  emitter<M extends StreamMode>(type: M, ns: Namespace): (data: StreamPayloads[M]) => void {
+    const push = this.#push;
+    return (data) => push({ type, ns, data } as StreamPart);
+  }
+
   /** The sink a subgraph writes to: the same one with `subgraphs`, else silent. */
   forSubgraph(): StreamSink {
     return this.subgraphs ? this : StreamSink.silent;
@@ -40,7 +46,9 @@ export class StreamSink {
 export class StreamQueue<T> implements AsyncIterableIterator<T> {
   #items: T[] = [];
   #head = 0;
-  #waiter: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void } | undefined;
+  /** The consumer's pending next(), as two fields: no object per wait. */
+  #resolve: ((r: IteratorResult<T>) => void) | undefined;
+  #reject: ((e: unknown) => void) | undefined;
   #done = false;
   #error: { error: unknown } | undefined;
   readonly #onReturn: () => void;
@@ -51,10 +59,10 @@ export class StreamQueue<T> implements AsyncIterableIterator<T> {
 
   push(item: T): void {
     if (this.#done) return;
-    if (this.#waiter) {
-      const w = this.#waiter;
-      this.#waiter = undefined;
-      w.resolve({ value: item, done: false });
+    const resolve = this.#resolve;
+    if (resolve) {
+      this.#resolve = this.#reject = undefined;
+      resolve({ value: item, done: false });
     } else {
       this.#items.push(item);
     }
@@ -72,11 +80,12 @@ export class StreamQueue<T> implements AsyncIterableIterator<T> {
   }
 
   #flushWaiter(): void {
-    if (!this.#waiter || this.#head < this.#items.length) return;
-    const w = this.#waiter;
-    this.#waiter = undefined;
-    if (this.#error) w.reject(this.#error.error);
-    else w.resolve({ value: undefined, done: true });
+    const resolve = this.#resolve;
+    const reject = this.#reject;
+    if (!resolve || !reject || this.#head < this.#items.length) return;
+    this.#resolve = this.#reject = undefined;
+    if (this.#error) reject(this.#error.error);
+    else resolve({ value: undefined, done: true });
   }
 
   next(): Promise<IteratorResult<T>> {
@@ -95,7 +104,8 @@ export class StreamQueue<T> implements AsyncIterableIterator<T> {
     }
     if (this.#done) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve, reject) => {
-      this.#waiter = { resolve, reject };
+      this.#resolve = resolve;
+      this.#reject = reject;
     });
   }
 
