@@ -7,7 +7,7 @@
  * that calls invoke() streams tokens to subscribers with no extra wiring.
  */
 import { nanoid } from "nanoid";
-import { chunkToMessage } from "../messages/index.ts";
+import { ChunkMerger } from "../messages/chunks.ts";
 import type { AIMessage, AIMessageChunk, Message } from "../messages/index.ts";
 import { detachedFromTask, observeModelCall } from "../runtime/hooks.ts";
 import { MODEL_ERROR_CODES, ModelAbortError, ModelError, isAbortError, isGraphInterruptLike } from "./errors.ts";
@@ -125,7 +125,7 @@ export abstract class BaseChatModel implements ChatModel {
   async #collect(call: OpenCall): Promise<AIMessage> {
     // The same call as #run, without a generator in between: invoke() is the
     // common path of nodes and pays no extra promise per chunk.
-    const chunks: AIMessageChunk[] = [];
+    const merger = new ChunkMerger();
     for (;;) {
       let next: IteratorResult<AIMessageChunk>;
       try {
@@ -134,9 +134,9 @@ export abstract class BaseChatModel implements ChatModel {
         throw call.wrap(error);
       }
       if (next.done) break;
-      chunks.push(call.emit(next.value));
+      merger.add(call.emit(next.value));
     }
-    const message = chunkToMessage(chunks);
+    const message = merger.message();
     return message.id ? message : { ...message, id: nanoid() };
   }
 
