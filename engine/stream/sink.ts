@@ -49,6 +49,11 @@ export class StreamQueue<T> implements AsyncIterableIterator<T> {
   /** The consumer's pending next(), as two fields: no object per wait. */
   #resolve: ((r: IteratorResult<T>) => void) | undefined;
   #reject: ((e: unknown) => void) | undefined;
+  /** The executor of every wait: one function for the queue's life, not a closure per next(). */
+  readonly #wait = (resolve: (r: IteratorResult<T>) => void, reject: (e: unknown) => void): void => {
+    this.#resolve = resolve;
+    this.#reject = reject;
+  };
   #done = false;
   #error: { error: unknown } | undefined;
   readonly #onReturn: () => void;
@@ -103,10 +108,7 @@ export class StreamQueue<T> implements AsyncIterableIterator<T> {
       return Promise.reject(error);
     }
     if (this.#done) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
+    return new Promise(this.#wait);
   }
 
   return(): Promise<IteratorResult<T>> {
