@@ -28,7 +28,7 @@ function isChildResult(value: unknown): value is ChildResult {
 export const memorySuite: Suite = {
   name: "memory",
   notes: [
-    `**memory** — in a fresh \`node --expose-gc\` process per engine and run (two at a time, as heap is per process; 3 runs, quick: 2): the interrupt graph above with the in-memory saver, 200 warm-up threads on a saver that is then dropped, ` +
+    `**memory** — in a fresh \`node --expose-gc\` process per engine and run (two at a time, as heap is per process; 3 runs, quick: 1): the interrupt graph above with the in-memory saver, 200 warm-up threads on a saver that is then dropped, ` +
       `a forced-GC heap baseline, then up to ${THREADS.toLocaleString("en-US")} new threads each paused at \`interrupt()\` (bounded in time; the row says the fewest held), ` +
       "forced GC again; bytes per thread = heapUsed delta ÷ threads. Thread ids are created inside the loop, so they are charged too.",
   ],
@@ -40,9 +40,9 @@ export const memorySuite: Suite = {
     let fewest = threads;
     // Two children at a time: heap is per process, so sharing the CPU only
     // shortens how far a time-bounded child gets, not what a thread costs.
-    // Fewer runs than the other suites (2, quick; 3, full): a peer child takes
+    // Fewer runs than the other suites (1 in quick mode, which has a minute for everything; 3 full): a peer child takes
     // seconds to start and about a minute to fill 10,000 threads.
-    const runs = Math.min(ctx.runs, ctx.quick ? 2 : 3);
+    const runs = Math.min(ctx.runs, ctx.quick ? 1 : 3);
     const jobs = Array.from({ length: runs }, () => ["switchboard", "langgraph"] as const).flat();
     const parallel = 2;
     let next = 0;
