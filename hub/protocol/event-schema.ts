@@ -100,7 +100,7 @@ const knownDelta = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("tool-call-delta"), args: str }),
 ]);
 /** The content-block delta types this version of the protocol knows. */
-export const KNOWN_DELTA_TYPES: ReadonlySet<string> = new Set(["text-delta", "reasoning-delta", "data-delta", "block-delta", "tool-call-delta"]);
+export const KNOWN_DELTA_TYPES: ReadonlySet<string> = new Set(knownDelta.options.map((o) => o.shape.type.value));
 /**
  * The spec (protocol.ts §2, ContentBlockDelta): "consumers MUST ignore a delta
  * whose type they do not recognise and keep processing the stream". So a delta
