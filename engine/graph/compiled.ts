@@ -22,7 +22,7 @@ import { buildRuntimeGraph, type RuntimeGraph, type RuntimeNode } from "../prege
 import { runLoop, type LoopOutcome } from "../pregel/loop.ts";
 import { resolveResume } from "../pregel/resume.ts";
 import { snapshotOf, updateThreadState, type StateSnapshot } from "../pregel/state.ts";
-import type { GraphDefinition } from "./definition.ts";
+import type { GraphDefinition } from "../pregel/definition.ts";
 import type { CompileOptions } from "./state-graph.ts";
 
 export type RunOutput<S extends StateSchema> = StateOf<S> & { __interrupt__?: Interrupt[] };

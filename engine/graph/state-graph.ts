@@ -7,7 +7,7 @@ import { END, START, isReservedName } from "../constants.ts";
 import { GraphValidationError } from "../errors.ts";
 import type { NodeAction, RetryPolicy, Runtime, Send, StateOf, StateSchema } from "../types.ts";
 import { CompiledStateGraph } from "./compiled.ts";
-import type { Branch, GraphDefinition, NodeDefinition, NodeFunction } from "./definition.ts";
+import type { Branch, GraphDefinition, NodeDefinition, NodeFunction } from "../pregel/definition.ts";
 import { validateGraph } from "./validate.ts";
 
 export interface NodeOptions {

@@ -1,7 +1,7 @@
 /** compile()-time checks, each failing with a named GraphValidationError. */
 import { END, START } from "../constants.ts";
 import { GraphValidationError } from "../errors.ts";
-import type { GraphDefinition } from "./definition.ts";
+import type { GraphDefinition } from "../pregel/definition.ts";
 import type { CompileOptions } from "./state-graph.ts";
 
 export function validateGraph(def: GraphDefinition, options: CompileOptions): void {

@@ -8,7 +8,7 @@ import { namedBarrier } from "../channels/named-barrier.ts";
 import { topic } from "../channels/topic.ts";
 import type { Checkpointer } from "../checkpoint/types.ts";
 import { END, START, TASKS } from "../constants.ts";
-import type { Branch, GraphDefinition, NodeDefinition } from "../graph/definition.ts";
+import type { Branch, GraphDefinition, NodeDefinition } from "./definition.ts";
 import { joinChannel, triggerChannel, type EdgeSpec } from "./writes.ts";
 
 export interface RuntimeNode {

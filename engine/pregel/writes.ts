@@ -7,7 +7,7 @@
 import type { ChannelSpec } from "../channels/base.ts";
 import { END, TASKS } from "../constants.ts";
 import { InvalidCommandError, InvalidUpdateError } from "../errors.ts";
-import type { Branch } from "../graph/definition.ts";
+import type { Branch } from "./definition.ts";
 import { Command, Send } from "../types.ts";
 import type { Channels, SendPacket } from "./algo.ts";
 

@@ -1,7 +1,7 @@
 /** The validated, immutable description of a graph that compile() hands to the runtime. */
 import type { StateSchema } from "../types.ts";
-import type { NodeOptions } from "./state-graph.ts";
-import type { CompiledStateGraph } from "./compiled.ts";
+import type { NodeOptions } from "../graph/state-graph.ts";
+import type { CompiledStateGraph } from "../graph/compiled.ts";
 
 export type NodeFunction = (state: Record<string, unknown>, runtime: unknown) => unknown;
 
