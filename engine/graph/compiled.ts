@@ -22,8 +22,7 @@ import { buildRuntimeGraph, type RuntimeGraph, type RuntimeNode } from "../prege
 import { runLoop, type LoopOutcome } from "../pregel/loop.ts";
 import { resolveResume } from "../pregel/resume.ts";
 import { snapshotOf, updateThreadState, type StateSnapshot } from "../pregel/state.ts";
-import type { GraphDefinition } from "../pregel/definition.ts";
-import type { CompileOptions } from "./state-graph.ts";
+import type { CompileOptions, GraphDefinition, SubgraphNode } from "../pregel/definition.ts";
 
 export type RunOutput<S extends StateSchema> = StateOf<S> & { __interrupt__?: Interrupt[] };
 
@@ -37,7 +36,7 @@ export interface HistoryOptions {
 
 const busyThreads = new WeakMap<Checkpointer, Set<string>>();
 
-export class CompiledStateGraph<S extends StateSchema, Context = unknown> {
+export class CompiledStateGraph<S extends StateSchema, Context = unknown> implements SubgraphNode {
   readonly isCompiledGraph = true;
   readonly name: string;
   readonly checkpointer: Checkpointer | undefined;
@@ -195,15 +194,15 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> {
   }
 
   /** @internal Runs this graph as a node of a parent graph. */
-  runAsSubgraph(state: Record<string, unknown>, task: TaskContext, nodeName: string, parent: RuntimeGraph): Promise<unknown> {
-    return runChild(this.#runtime, state, task, nodeName, parent);
+  runAsSubgraph(state: Record<string, unknown>, task: TaskContext, nodeName: string, parentKeys: ReadonlySet<string>): Promise<unknown> {
+    return runChild(this.#runtime, state, task, nodeName, parentKeys);
   }
 }
 
 function runSubgraph(node: RuntimeNode, state: Record<string, unknown>, task: TaskContext, parent: RuntimeGraph): Promise<unknown> {
   const definition = node.definition;
   if (definition?.kind !== "subgraph") throw new Error(`node "${node.name}" is not a subgraph`);
-  return definition.subgraph.runAsSubgraph(state, task, node.name, parent);
+  return definition.subgraph.runAsSubgraph(state, task, node.name, parent.stateKeys);
 }
 
 async function runChild(
@@ -211,7 +210,7 @@ async function runChild(
   state: Record<string, unknown>,
   task: TaskContext,
   nodeName: string,
-  parent: RuntimeGraph,
+  parentKeys: ReadonlySet<string>,
 ): Promise<unknown> {
   const segment = `${nodeName}:${task.task.id}`;
   const ns = task.task.checkpointNs ? `${task.task.checkpointNs}|${segment}` : segment;
@@ -239,7 +238,7 @@ async function runChild(
   });
   if (outcome.status === "interrupted") throw new GraphInterrupt(outcome.interrupts);
   const update: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(outcome.values)) if (parent.stateKeys.has(key)) update[key] = value;
+  for (const [key, value] of Object.entries(outcome.values)) if (parentKeys.has(key)) update[key] = value;
   return update;
 }
 

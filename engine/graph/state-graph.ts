@@ -2,26 +2,14 @@
  * StateGraph: the builder. Declares nodes and edges over a state schema of
  * channel specs; compile() validates the graph and returns a runnable graph.
  */
-import type { Checkpointer } from "../checkpoint/types.ts";
 import { END, START, isReservedName } from "../constants.ts";
 import { GraphValidationError } from "../errors.ts";
-import type { NodeAction, RetryPolicy, Runtime, Send, StateOf, StateSchema } from "../types.ts";
+import type { NodeAction, Runtime, Send, StateOf, StateSchema } from "../types.ts";
 import { CompiledStateGraph } from "./compiled.ts";
-import type { Branch, GraphDefinition, NodeDefinition, NodeFunction } from "../pregel/definition.ts";
-import { validateGraph } from "./validate.ts";
+import type { Branch, CompileOptions, GraphDefinition, NodeDefinition, NodeFunction, NodeOptions } from "../pregel/definition.ts";
 
-export interface NodeOptions {
-  retry?: RetryPolicy;
-  /** Fail the task (and abort its signal) when it runs longer than this. */
-  timeoutMs?: number;
-  /**
-   * Nodes this node may route to with Command({ goto }); declares those edges
-   * so compile() can check reachability.
-   */
-  ends?: readonly string[];
-  /** Extra tags for this node's model calls and stream metadata. */
-  tags?: readonly string[];
-}
+export type { CompileOptions, NodeOptions };
+import { validateGraph } from "./validate.ts";
 
 export type Router<S extends StateSchema, Context = unknown> = (
   state: StateOf<S>,
@@ -29,18 +17,6 @@ export type Router<S extends StateSchema, Context = unknown> = (
 ) => RouterResult | Promise<RouterResult>;
 
 export type RouterResult = string | Send | ReadonlyArray<string | Send>;
-
-/** Something a graph can run as a node: itself a compiled graph. */
-export interface SubgraphLike {
-  readonly isCompiledGraph: true;
-}
-
-export interface CompileOptions {
-  checkpointer?: Checkpointer;
-  interruptBefore?: readonly string[] | "*";
-  interruptAfter?: readonly string[] | "*";
-  name?: string;
-}
 
 export class StateGraph<S extends StateSchema, Context = unknown> {
   readonly #schema: S;

@@ -1,8 +1,7 @@
 /** compile()-time checks, each failing with a named GraphValidationError. */
 import { END, START } from "../constants.ts";
 import { GraphValidationError } from "../errors.ts";
-import type { GraphDefinition } from "../pregel/definition.ts";
-import type { CompileOptions } from "./state-graph.ts";
+import type { CompileOptions, GraphDefinition } from "../pregel/definition.ts";
 
 export function validateGraph(def: GraphDefinition, options: CompileOptions): void {
   const known = (name: string) => name === START || name === END || def.nodes.has(name);
