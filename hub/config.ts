@@ -2,7 +2,7 @@
  * Hub configuration: what `createHub` accepts, the defaults, and the
  * environment variables `npm start` reads.
  */
-import type { AssistantFactory } from "./assistants.ts";
+import type { AssistantFactory } from "./runs/assistants.ts";
 import type { ReviewConfig } from "./reviewing/index.ts";
 import type { EventTransformer } from "./threads/index.ts";
 

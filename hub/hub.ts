@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { createAdaptorServer } from "@hono/node-server";
 import Database from "better-sqlite3";
 import { MemorySaver, SqliteSaver, type Checkpointer } from "../engine/index.ts";
-import { AssistantRegistry } from "./assistants.ts";
+import { AssistantRegistry } from "./runs/assistants.ts";
 import { createAuthenticator } from "./auth/index.ts";
 import { DB_FILE_NAME, DEFAULT_LIMITS, consoleLogger, type HubConfig } from "./config.ts";
 import { demoAssistants } from "./demo/index.ts";
@@ -19,12 +19,12 @@ import { HubMetrics } from "./metrics.ts";
 import { MemoryReviewStore, SqliteReviewStore, type ReviewStore } from "./review/index.ts";
 import { PresenceRelay, ReviewCoordinator } from "./reviewing/index.ts";
 import { RunManager } from "./runs/index.ts";
-import { createApp } from "./server/app.ts";
-import { attachWebSockets, type WebSocketGlue } from "./server/ws.ts";
+import { createApp } from "./http/app.ts";
+import { attachWebSockets, type WebSocketGlue } from "./ws/server.ts";
 import type { HubServices } from "./services.ts";
 import { MemoryHubStore, SqliteHubStore, type HubStore } from "./store/index.ts";
 import { ThreadLogs } from "./threads/index.ts";
-import { SubscriptionDirectory } from "./transports/directory.ts";
+import { SubscriptionDirectory } from "./sessions/directory.ts";
 
 export interface Hub {
   readonly services: HubServices;

@@ -2,8 +2,8 @@
 export { createHub, startHub, type Hub } from "./hub.ts";
 export { DEFAULT_LIMITS, configFromEnv, consoleLogger, silentLogger } from "./config.ts";
 export type { HubConfig, HubLimits, Logger } from "./config.ts";
-export { AssistantRegistry } from "./assistants.ts";
-export type { Assistant, AssistantFactory, AssistantGraph } from "./assistants.ts";
+export { AssistantRegistry } from "./runs/assistants.ts";
+export type { Assistant, AssistantFactory, AssistantGraph } from "./runs/assistants.ts";
 export { demoAssistants, REVIEW_DRAFT } from "./demo/index.ts";
 export type { EventTransformer } from "./threads/index.ts";
 export { RESUME_POLICY_KEY } from "./reviewing/index.ts";

@@ -1,5 +1,5 @@
 /** What transports and routes need from the hub, passed around as one object. */
-import type { AssistantRegistry } from "./assistants.ts";
+import type { AssistantRegistry } from "./runs/assistants.ts";
 import type { Authenticator } from "./auth/index.ts";
 import type { HubLimits, Logger } from "./config.ts";
 import type { HubMetrics } from "./metrics.ts";
@@ -7,7 +7,7 @@ import type { PresenceRelay, ReviewCoordinator } from "./reviewing/index.ts";
 import type { RunManager } from "./runs/index.ts";
 import type { HubStore } from "./store/index.ts";
 import type { ThreadLogs } from "./threads/index.ts";
-import type { SubscriptionDirectory } from "./transports/directory.ts";
+import type { SubscriptionDirectory } from "./sessions/directory.ts";
 
 export interface HubServices {
   store: HubStore;

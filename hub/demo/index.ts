@@ -1,6 +1,6 @@
 /** The demo assistants that `npm start` serves (deterministic, no network). */
 import type { Checkpointer } from "../../engine/index.ts";
-import type { Assistant, AssistantFactory } from "../assistants.ts";
+import type { Assistant, AssistantFactory } from "../runs/assistants.ts";
 import { createParallelReviewGraph } from "./parallel-review.ts";
 import { createReviewGraph, type DemoOptions } from "./review.ts";
 

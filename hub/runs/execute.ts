@@ -5,7 +5,7 @@
  * settles a run only on one).
  */
 import { Command, Send, type StreamMode } from "../../engine/index.ts";
-import type { Assistant } from "../assistants.ts";
+import type { Assistant } from "./assistants.ts";
 import type { HubMetrics } from "../metrics.ts";
 import { createProjector, type Actor, type ProtocolEvent, type RunOutcome } from "../protocol/index.ts";
 import type { LogEntry, ThreadLog } from "../threads/index.ts";

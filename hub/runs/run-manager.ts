@@ -6,7 +6,7 @@
  */
 import { nanoid } from "nanoid";
 import type { Checkpointer } from "../../engine/index.ts";
-import type { Assistant, AssistantRegistry } from "../assistants.ts";
+import type { Assistant, AssistantRegistry } from "./assistants.ts";
 import type { Principal } from "../auth/index.ts";
 import type { HubMetrics } from "../metrics.ts";
 import { SwitchboardError, assertNever, type LifecycleData, type ProtocolEvent } from "../protocol/index.ts";

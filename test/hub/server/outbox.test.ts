@@ -8,7 +8,7 @@ import { HubMetrics } from "../../../hub/metrics.ts";
 import type { ProtocolEvent } from "../../../hub/protocol/index.ts";
 import { LogEntry } from "../../../hub/threads/index.ts";
 import { framePayload } from "../../../hub/protocol/index.ts";
-import { Outbox, type SocketPort } from "../../../hub/transports/outbox.ts";
+import { Outbox, type SocketPort } from "../../../hub/sessions/outbox.ts";
 
 class FakePort implements SocketPort {
   sent: string[] = [];

@@ -1,7 +1,7 @@
 /** Run tests of the hub store conformance suite (see conformance.ts). */
 import { expect, it } from "vitest";
 import { HubRecordExistsError, RUN_STATUSES } from "../../../hub/store/index.ts";
-import type { HubStore, RunStatus } from "../../../hub/store/types.ts";
+import type { HubStore, RunStatus } from "../../../hub/runs/store.ts";
 import { expectIso, newRun, newThread } from "./records.ts";
 
 const FINAL_STATUSES = ["completed", "failed", "cancelled", "interrupted", "abandoned"] as const satisfies RunStatus[];

@@ -1,7 +1,7 @@
 /** Thread tests of the hub store conformance suite (see conformance.ts). */
 import { expect, it } from "vitest";
 import { HubRecordExistsError } from "../../../hub/store/index.ts";
-import type { HubStore } from "../../../hub/store/types.ts";
+import type { HubStore } from "../../../hub/runs/store.ts";
 import { expectIso, newRun, newThread } from "./records.ts";
 
 export function threadTests(store: () => HubStore): void {

@@ -5,7 +5,7 @@
  * rules shared by both (JSON values, copies, the clock) are here.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { HubStore, RunRecord } from "../../../hub/store/types.ts";
+import type { HubStore, RunRecord } from "../../../hub/runs/store.ts";
 import { runTests } from "./conformance-runs.ts";
 import { threadTests } from "./conformance-threads.ts";
 import { newRun, newThread } from "./records.ts";

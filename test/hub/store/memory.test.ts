@@ -1,5 +1,5 @@
 /** MemoryHubStore against the hub store conformance suite. */
-import { MemoryHubStore } from "../../../hub/store/memory.ts";
+import { MemoryHubStore } from "../../../hub/storage/memory/hub-store.ts";
 import { describeHubStoreConformance } from "./conformance.ts";
 
 describeHubStoreConformance("MemoryHubStore", async () => ({

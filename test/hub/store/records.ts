@@ -1,6 +1,6 @@
 /** Builders of store inputs for the hub store conformance suite. */
 import { expect } from "vitest";
-import type { HubStore } from "../../../hub/store/types.ts";
+import type { HubStore } from "../../../hub/runs/store.ts";
 
 export type NewThread = Parameters<HubStore["createThread"]>[0];
 export type NewRun = Parameters<HubStore["createRun"]>[0];

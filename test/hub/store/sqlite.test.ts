@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteSaver } from "../../../engine/checkpoint/sqlite.ts";
 import type { Checkpoint } from "../../../engine/checkpoint/types.ts";
 import { HubRecordExistsError } from "../../../hub/store/index.ts";
-import { SqliteHubStore } from "../../../hub/store/sqlite.ts";
-import type { HubStore } from "../../../hub/store/types.ts";
+import { SqliteHubStore } from "../../../hub/storage/sqlite/hub-store.ts";
+import type { HubStore } from "../../../hub/runs/store.ts";
 import { describeHubStoreConformance } from "./conformance.ts";
 import { newRun, newThread } from "./records.ts";
 

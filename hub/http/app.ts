@@ -12,9 +12,9 @@ import { toSwitchboardError } from "../runs/index.ts";
 import { renderReviewMetrics } from "../metrics.ts";
 import type { HubServices } from "../services.ts";
 import type { ThreadRecord } from "../store/index.ts";
-import { handleCommand, sinceOf } from "../transports/commands.ts";
-import { openSseStream } from "../transports/sse.ts";
-import { principalOf } from "./principal.ts";
+import { handleCommand, sinceOf } from "../sessions/commands.ts";
+import { openSseStream } from "./sse.ts";
+import { principalOf } from "../auth/request.ts";
 import { addReviewRoutes } from "./reviews.ts";
 
 type Env = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };

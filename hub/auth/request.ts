@@ -2,7 +2,7 @@
  * Who is calling, from a request's headers and URL — the one check that HTTP
  * routes and WebSocket upgrades share.
  */
-import { tokenFromRequest, type Authenticator, type AuthResult, type HeaderBag } from "../auth/index.ts";
+import { tokenFromRequest, type Authenticator, type AuthResult, type HeaderBag } from "./index.ts";
 
 export async function principalOf(auth: Authenticator, headers: HeaderBag, url: URL): Promise<AuthResult> {
   const found = tokenFromRequest(headers, url);

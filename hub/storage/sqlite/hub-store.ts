@@ -21,9 +21,9 @@ import {
   newThreadRecord,
   UNFINISHED_RUN_STATUSES,
   zeroRunCounts,
-} from "./shared.ts";
-import type { ListRunsOptions, ListThreadsOptions, NewRun, NewThread, RunPatch, ThreadPatch } from "./shared.ts";
-import type { HubStore, MultitaskStrategy, RunRecord, RunStatus, ThreadRecord, ThreadStatus } from "./types.ts";
+} from "../../runs/records.ts";
+import type { ListRunsOptions, ListThreadsOptions, NewRun, NewThread, RunPatch, ThreadPatch } from "../../runs/records.ts";
+import type { HubStore, MultitaskStrategy, RunRecord, RunStatus, ThreadRecord, ThreadStatus } from "../../runs/store.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS hub_threads (

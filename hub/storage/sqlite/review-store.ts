@@ -8,9 +8,9 @@
  * decides which answer wins.
  */
 import Database from "better-sqlite3";
-import type { Principal } from "../auth/index.ts";
-import { DEFAULT_CANCEL_REASON } from "./store.ts";
-import type { ReviewStore } from "./store.ts";
+import type { Principal } from "../../auth/index.ts";
+import { DEFAULT_CANCEL_REASON } from "../../review/store.ts";
+import type { ReviewStore } from "../../review/store.ts";
 import {
   cancelItem,
   decideAnswer,
@@ -22,9 +22,9 @@ import {
   lapseClaim,
   newItem,
   planResume,
-} from "./transitions.ts";
-import type { Transition } from "./transitions.ts";
-import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumePolicy, ReviewItem, ReviewStatus } from "./types.ts";
+} from "../../review/transitions.ts";
+import type { Transition } from "../../review/transitions.ts";
+import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumePolicy, ReviewItem, ReviewStatus } from "../../review/types.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS hub_review_items (

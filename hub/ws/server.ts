@@ -12,9 +12,9 @@ import { WebSocket, WebSocketServer, type RawData } from "ws";
 import { SUBPROTOCOL_PREFIX, checkPermission, type AuthFailure, type Principal } from "../auth/index.ts";
 import { toSwitchboardError } from "../runs/index.ts";
 import type { HubServices } from "../services.ts";
-import type { SocketPort } from "../transports/outbox.ts";
-import { Session } from "../transports/session.ts";
-import { principalOf, streamThreadId } from "./principal.ts";
+import type { SocketPort } from "../sessions/outbox.ts";
+import { Session } from "../sessions/session.ts";
+import { principalOf, streamThreadId } from "../auth/request.ts";
 
 export interface WebSocketGlue {
   /** Closes every socket (1001) and stops the heartbeat. */

@@ -6,7 +6,7 @@
  * first, so blocks never interleave. At most one message is open per
  * (namespace, task): a new message id in the same task finishes the old one.
  */
-import { assertNever } from "./assert-never.ts";
+import { assertNever } from "../protocol/assert-never.ts";
 import type { ContentBlockDelta, FinalizedContentBlock, MessagesData, UsageInfo } from "@langchain/protocol";
 
 type Namespace = readonly string[];

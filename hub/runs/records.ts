@@ -4,7 +4,7 @@
  * and paging checks. Keeping them here, as pure functions, leaves each
  * backend with storage only. index.ts exports the status helpers and the error.
  */
-import type { HubStore, RunRecord, RunStatus, ThreadRecord } from "./types.ts";
+import type { HubStore, RunRecord, RunStatus, ThreadRecord } from "./store.ts";
 
 export type NewThread = Parameters<HubStore["createThread"]>[0];
 export type ThreadPatch = Parameters<HubStore["updateThread"]>[1];

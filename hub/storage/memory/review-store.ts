@@ -4,9 +4,9 @@
  * in between, so it is atomic on the one JS thread. Items go in and out as
  * JSON copies, exactly as the SQLite backend returns them.
  */
-import type { Principal } from "../auth/index.ts";
-import { DEFAULT_CANCEL_REASON } from "./store.ts";
-import type { ReviewStore } from "./store.ts";
+import type { Principal } from "../../auth/index.ts";
+import { DEFAULT_CANCEL_REASON } from "../../review/store.ts";
+import type { ReviewStore } from "../../review/store.ts";
 import {
   cancelItem,
   cloneJson,
@@ -18,9 +18,9 @@ import {
   lapseClaim,
   newItem,
   planResume,
-} from "./transitions.ts";
-import type { Transition } from "./transitions.ts";
-import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumePolicy, ReviewItem } from "./types.ts";
+} from "../../review/transitions.ts";
+import type { Transition } from "../../review/transitions.ts";
+import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumePolicy, ReviewItem } from "../../review/types.ts";
 
 export class MemoryReviewStore implements ReviewStore {
   /** Insertion order is creation order: listItems needs no sort. */

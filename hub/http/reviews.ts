@@ -11,7 +11,7 @@ import { activeClaim, claimedEvent, requestedEvent } from "../review/index.ts";
 import { auditJson, refusalError, reviewItemJson } from "../reviewing/index.ts";
 import { toSwitchboardError } from "../runs/index.ts";
 import type { HubServices } from "../services.ts";
-import { errorReply } from "../transports/commands.ts";
+import { errorReply } from "../sessions/commands.ts";
 import type { AppHooks } from "./app.ts";
 
 type Env = { Variables: { principal: Principal } };

@@ -9,7 +9,7 @@
 import type { Principal } from "../auth/index.ts";
 import type { Logger } from "../config.ts";
 import { SwitchboardError, assertNever, type ProtocolEvent } from "../protocol/index.ts";
-import { PENDING_STATUSES, ReviewService, type AnswerInput, type Refusal, type ResumeBatch, type ResumePolicy, type ReviewEvent, type ReviewItem, type ReviewStore, type RoutingHook } from "../review/index.ts";
+import { PENDING_STATUSES, ReviewService, type AnswerInput, type Refusal, type ResumeBatch, type ResumePolicy, type ReviewEvent, type ReviewItem, type ReviewStore, type RoutingHook } from "./index.ts";
 import type { ExecutionResult, RunInfo, RunManager, RunObserver } from "../runs/index.ts";
 import type { HubStore } from "../store/index.ts";
 import type { LogEntry, ThreadLogs } from "../threads/index.ts";

@@ -5,8 +5,8 @@
  * thread and a queue's room on `queue.subscribe`, and leaves all on close.
  */
 import type { Principal } from "../auth/index.ts";
-import { PresenceHub, presenceRoomKey, type PresenceCounts, type PresenceResult, type RoomKind } from "../presence/index.ts";
-import type { PresenceClock } from "../presence/index.ts";
+import { PresenceHub, presenceRoomKey, type PresenceCounts, type PresenceResult, type RoomKind } from "./index.ts";
+import type { PresenceClock } from "./index.ts";
 import type { ProtocolEvent } from "../protocol/index.ts";
 
 export interface PresenceRoomRef {

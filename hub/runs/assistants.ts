@@ -3,7 +3,7 @@
  * hub's checkpointer. The hub depends on this small port, not on a graph's
  * state type, so any CompiledStateGraph fits.
  */
-import type { Checkpointer, Command, HistoryOptions, StateSnapshot, StreamOptions, StreamPart } from "../engine/index.ts";
+import type { Checkpointer, Command, HistoryOptions, StateSnapshot, StreamOptions, StreamPart } from "../../engine/index.ts";
 
 export interface AssistantGraph {
   readonly name: string;

@@ -7,7 +7,7 @@
 import { nanoid } from "nanoid";
 import type { Principal } from "../auth/index.ts";
 import type { ProtocolEvent } from "../protocol/index.ts";
-import { mayAnswer, type ReviewItem } from "../review/index.ts";
+import { mayAnswer, type ReviewItem } from "./index.ts";
 
 export interface QueueListener {
   principal: Principal;

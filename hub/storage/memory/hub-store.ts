@@ -15,9 +15,9 @@ import {
   newThreadRecord,
   UNFINISHED_RUN_STATUSES,
   zeroRunCounts,
-} from "./shared.ts";
-import type { ListRunsOptions, ListThreadsOptions, NewRun, NewThread, RunPatch, ThreadPatch } from "./shared.ts";
-import type { HubStore, RunRecord, RunStatus, ThreadRecord } from "./types.ts";
+} from "../../runs/records.ts";
+import type { ListRunsOptions, ListThreadsOptions, NewRun, NewThread, RunPatch, ThreadPatch } from "../../runs/records.ts";
+import type { HubStore, RunRecord, RunStatus, ThreadRecord } from "../../runs/store.ts";
 
 /** A record and its insertion number, which breaks createdAt ties like the SQL rowid. */
 interface Entry<T> {

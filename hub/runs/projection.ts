@@ -5,9 +5,9 @@
  * per-thread `seq` / `event_id` when it publishes them.
  */
 import type { StreamPart, ToolEventPayload } from "../../engine/stream/types.ts";
-import { assertNever } from "./assert-never.ts";
+import { assertNever } from "../protocol/assert-never.ts";
 import { MessageProjector, readAiChunk, type MessageEnd, type MessageOut } from "./projection-messages.ts";
-import type { CheckpointSource, CustomData, EventParams, LifecycleData, ProtocolEvent, ToolsData } from "./types.ts";
+import type { CheckpointSource, CustomData, EventParams, LifecycleData, ProtocolEvent, ToolsData } from "../protocol/types.ts";
 
 export interface ProjectorOptions {
   threadId: string;
