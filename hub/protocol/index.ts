@@ -20,8 +20,6 @@ export {
 export type { DecodeEventResult, DecodeResponseResult, DecodeServerMessageResult } from "./codec.ts";
 export { CLOSE_CODES, ERROR_CODES, SwitchboardError, httpStatusOf, isErrorCode, isRetryable } from "./errors.ts";
 export type { CloseCode, CloseReason, DecodeErrorKind, ErrorCode, ErrorCodeInfo, ProtocolError } from "./errors.ts";
-export { createProjector, customDataOf } from "../runs/projection.ts";
-export type { Projector, ProjectorOptions, RunOutcome } from "../runs/projection.ts";
 export { commandSchema, decodeCommand, encodeCommand } from "./schema.ts";
 export type { DecodeCommandResult } from "./schema.ts";
 export { COMMAND_METHODS, EVENT_METHODS, THREADLESS_METHODS } from "./types.ts";

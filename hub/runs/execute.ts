@@ -7,7 +7,8 @@
 import { Command, Send, type StreamMode } from "../../engine/index.ts";
 import type { Assistant } from "./assistants.ts";
 import type { HubMetrics } from "../metrics.ts";
-import { createProjector, type Actor, type ProtocolEvent, type RunOutcome } from "../protocol/index.ts";
+import type { Actor, ProtocolEvent } from "../protocol/index.ts";
+import { createProjector, type RunOutcome } from "./projection.ts";
 import type { LogEntry, ThreadLog } from "../threads/index.ts";
 
 /** `debug` is left out: `tasks` and `checkpoints` carry the same facts. */

@@ -7,7 +7,7 @@
 import { describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { HubClientError, platformSocketFactory, type PlatformWebSocketConstructor } from "../../client/index.ts";
-import { ScriptedHub, WAIT } from "./scripted-hub.ts";
+import { ScriptedHub, WAIT } from "../support/scripted-hub.ts";
 
 async function rejection(promise: Promise<unknown>): Promise<HubClientError> {
   const error: unknown = await promise.then(

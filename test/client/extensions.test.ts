@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { HubClient, HubClientError, type InterruptView, type ThreadHandle } from "../../client/index.ts";
 import { mintToken } from "../../hub/auth/index.ts";
-import { WAIT, recordingClient, startTestHub } from "./hub-fixture.ts";
+import { WAIT, recordingClient, startTestHub } from "../support/client-hub.ts";
 
 const hubModule: Record<string, unknown> = await import("../../hub/index.ts");
 const hubReady = typeof hubModule["startHub"] === "function";

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import type { ProtocolEvent } from "../../hub/protocol/index.ts";
-import { ScriptedHub, WAIT } from "./scripted-hub.ts";
+import { ScriptedHub, WAIT } from "../support/scripted-hub.ts";
 
 const ada = { sub: "u_ada", name: "Ada" };
 const requested = (threadId: string, id: string, seq: number, extra: Record<string, unknown> = {}): ProtocolEvent => ({

@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { HubClientError, type ThreadHandle } from "../../client/index.ts";
 import { humanMessage } from "../../engine/index.ts";
-import { REPORT, WAIT, recordingClient, startTestHub } from "./hub-fixture.ts";
+import { REPORT, WAIT, recordingClient, startTestHub } from "../support/client-hub.ts";
 
 const hubModule: Record<string, unknown> = await import("../../hub/index.ts");
 const hubReady = typeof hubModule["startHub"] === "function";

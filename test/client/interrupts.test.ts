@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { emptyInterrupts, emptyQueue, isClaimHeld, queueFromSnapshot, reduceInterrupts, reduceQueue, type InterruptsState } from "../../client/index.ts";
 import type { ProtocolEvent } from "../../hub/protocol/index.ts";
-import { ev } from "./fixtures.ts";
+import { ev } from "../support/protocol-docs.ts";
 
 const fold = (events: ProtocolEvent[], from: InterruptsState = emptyInterrupts()) => events.reduce(reduceInterrupts, from);
 const ada = { sub: "u_ada", name: "Ada" };

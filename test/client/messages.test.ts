@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { reduceMessages, reduceTools, type MessageView, type ToolRunView } from "../../client/index.ts";
 import { decodeEvent, type ProtocolEvent } from "../../hub/protocol/index.ts";
-import { ev, textMessage, type EventOptions } from "./fixtures.ts";
+import { ev, textMessage, type EventOptions } from "../support/protocol-docs.ts";
 
 function fold(events: ProtocolEvent[]): readonly MessageView[] {
   let messages: readonly MessageView[] = [];

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildTree, initialThreadState, projectThread, reduceThread } from "../../client/index.ts";
-import { ev, numbered, textMessage, translationSequence } from "./fixtures.ts";
+import { ev, numbered, textMessage, translationSequence } from "../support/protocol-docs.ts";
 
 describe("the translation example of docs/PROTOCOL.md", () => {
   const events = translationSequence();

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import type { ProtocolCommand, ProtocolEvent } from "../../hub/protocol/index.ts";
-import { ScriptedHub, WAIT, numberedValues, type ScriptedConnection } from "./scripted-hub.ts";
+import { ScriptedHub, WAIT, numberedValues, type ScriptedConnection } from "../support/scripted-hub.ts";
 
 /** Answers subscribe with an id, then sends `replay(command, conn)` right after, as the hub does. */
 function subscribeReplaying(hub: ScriptedHub, replay: (command: ProtocolCommand, conn: ScriptedConnection) => ProtocolEvent[]): void {

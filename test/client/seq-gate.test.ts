@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { admit, openGate, type SeqGate } from "../../client/index.ts";
 import { disconnected, subscribed } from "../../client/seq-gate.ts";
 import type { ProtocolEvent, SubscriptionFilter } from "../../hub/protocol/index.ts";
-import { ev } from "./fixtures.ts";
+import { ev } from "../support/protocol-docs.ts";
 
 function run(gate: SeqGate, events: ProtocolEvent[]): { gate: SeqGate; applied: Array<number | undefined> } {
   const applied: Array<number | undefined> = [];

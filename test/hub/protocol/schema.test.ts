@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { COMMAND_METHODS, decodeCommand, encodeCommand, errorResponseOf, type CommandMethod } from "../../../hub/protocol/index.ts";
+
+/** One valid frame per method (extra fields included where the spec allows them). */
+const VALID: Record<CommandMethod, unknown> = {
+  "run.start": {
+    id: 1,
+    method: "run.start",
+    params: { assistant_id: "agent", input: { messages: [] }, config: { recursion_limit: 5 }, multitask_strategy: "enqueue" },
+  },
+  "run.cancel": { id: 2, thread_id: "t1", method: "run.cancel", params: {} },
+  "input.respond": { id: 3, method: "input.respond", params: { namespace: [], interrupt_id: "i1", response: { approve: true } } },
+  "input.inject": { id: 4, method: "input.inject", params: { namespace: [], message: { role: "user", content: "hi" } } },
+  "input.claim": { id: 5, thread_id: "t1", method: "input.claim", params: { interrupt_id: "i1", ttl_ms: 30000 } },
+  "input.release": { id: 6, thread_id: "t1", method: "input.release", params: { interrupt_id: "i1" } },
+  "subscription.subscribe": {
+    id: 7,
+    method: "subscription.subscribe",
+    params: { channels: ["messages", "lifecycle", "custom:progress"], namespaces: [[], ["research"]], depth: 1 },
+  },
+  "subscription.unsubscribe": { id: 8, method: "subscription.unsubscribe", params: { subscription_id: "s1" } },
+  "subscription.reconnect": {
+    id: 9,
+    method: "subscription.reconnect",
+    params: { run_id: "r1", last_event_id: "e41", subscriptions: ["s1"] },
+  },
+  "queue.subscribe": { id: 10, method: "queue.subscribe", params: { queue: "legal-review" } },
+  "queue.unsubscribe": { id: 11, method: "queue.unsubscribe", params: { subscription_id: "q1" } },
+  "agent.getTree": { id: 12, method: "agent.getTree", params: {} },
+  "state.get": { id: 13, method: "state.get", params: { namespace: [], keys: ["messages"] } },
+  "state.listCheckpoints": { id: 14, method: "state.listCheckpoints", params: { limit: 10, before: "cp9" } },
+  "state.fork": { id: 15, method: "state.fork", params: { checkpoint_id: "cp3", input: null } },
+  "presence.update": { id: 16, thread_id: "t1", method: "presence.update", params: { update: "AQID" } },
+};
+
+describe("decodeCommand", () => {
+  it.each(COMMAND_METHODS.map((m) => [m]))("accepts a valid %s, from a value and from text", (method) => {
+    const frame = VALID[method];
+    const fromValue = decodeCommand(frame);
+    expect(fromValue).toMatchObject({ ok: true, command: { method } });
+    const fromText = decodeCommand(JSON.stringify(frame));
+    expect(fromText).toEqual(fromValue);
+    if (fromValue.ok) expect(decodeCommand(encodeCommand(fromValue.command))).toEqual(fromValue);
+  });
+
+  it("accepts the batch form of input.respond", () => {
+    const result = decodeCommand({
+      id: 1,
+      method: "input.respond",
+      params: { responses: [{ namespace: [], interrupt_id: "a", response: 1 }, { namespace: ["s:1"], interrupt_id: "b", response: false }] },
+    });
+    expect(result.ok).toBe(true);
+  });
+
+  it("keeps unknown (forward-compatible) fields", () => {
+    const result = decodeCommand({ id: 1, method: "agent.getTree", params: { future: 1 }, trace: "x" });
+    expect(result).toMatchObject({ ok: true, command: { params: { future: 1 }, trace: "x" } });
+  });
+
+  const BAD: Array<[string, unknown, { kind: string; code: string; id: number | null; path?: Array<string | number> }]> = [
+    ["malformed JSON", '{"id": 1, "method": ', { kind: "malformed_json", code: "invalid_argument", id: null }],
+    ["an array", "[1,2]", { kind: "not_an_object", code: "invalid_argument", id: null }],
+    ["null", null, { kind: "not_an_object", code: "invalid_argument", id: null }],
+    ["a number", 42, { kind: "not_an_object", code: "invalid_argument", id: null }],
+    ["no id", { method: "agent.getTree", params: {} }, { kind: "missing_id", code: "invalid_argument", id: null }],
+    ["a negative id", { id: -1, method: "agent.getTree", params: {} }, { kind: "missing_id", code: "invalid_argument", id: null }],
+    ["a string id", { id: "1", method: "agent.getTree", params: {} }, { kind: "missing_id", code: "invalid_argument", id: null }],
+    ["an unknown method", { id: 3, method: "run.explode", params: {} }, { kind: "unknown_method", code: "unknown_command", id: 3 }],
+    ["no method", { id: 3, params: {} }, { kind: "unknown_method", code: "unknown_command", id: 3 }],
+    ["no params", { id: 4, method: "state.get" }, { kind: "invalid_params", code: "invalid_argument", id: 4, path: ["params"] }],
+    [
+      "a missing required param",
+      { id: 5, method: "run.start", params: { input: {} } },
+      { kind: "invalid_params", code: "invalid_argument", id: 5, path: ["params", "assistant_id"] },
+    ],
+    [
+      "an unknown channel",
+      { id: 6, method: "subscription.subscribe", params: { channels: ["messages", "gossip"] } },
+      { kind: "invalid_params", code: "invalid_argument", id: 6, path: ["params", "channels", 1] },
+    ],
+    [
+      "a namespace that is not a string array",
+      { id: 7, method: "state.get", params: { namespace: [1] } },
+      { kind: "invalid_params", code: "invalid_argument", id: 7, path: ["params", "namespace", 0] },
+    ],
+    [
+      "a bad multitask strategy",
+      { id: 8, method: "run.start", params: { assistant_id: "a", input: null, multitask_strategy: "yolo" } },
+      { kind: "invalid_params", code: "invalid_argument", id: 8, path: ["params", "multitask_strategy"] },
+    ],
+    [
+      "presence that is not base64",
+      { id: 9, method: "presence.update", params: { update: "not base64!" } },
+      { kind: "invalid_params", code: "invalid_argument", id: 9, path: ["params", "update"] },
+    ],
+    [
+      "an empty thread_id",
+      { id: 10, thread_id: "", method: "run.cancel", params: {} },
+      { kind: "invalid_params", code: "invalid_argument", id: 10, path: ["thread_id"] },
+    ],
+  ];
+
+  it.each(BAD)("rejects %s with the right kind, code, id and path", (_name, frame, expected) => {
+    const result = decodeCommand(frame);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error).toMatchObject(expected);
+    expect(result.error.message.length).toBeGreaterThan(0);
+  });
+
+  it("turns a decode failure into a spec ErrorResponse", () => {
+    const result = decodeCommand({ id: 5, method: "run.start", params: {} });
+    if (result.ok) throw new Error("expected a failure");
+    expect(errorResponseOf(result.error, "t1")).toEqual({
+      type: "error",
+      id: 5,
+      error: "invalid_argument",
+      message: result.error.message,
+      path: ["params", "assistant_id"],
+      thread_id: "t1",
+    });
+  });
+});

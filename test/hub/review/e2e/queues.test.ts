@@ -1,0 +1,119 @@
+/**
+ * Review queues across threads: `queue.subscribe` on /ws (snapshot, then
+ * live review events), the SSE stream, and the REST reads. Items a
+ * subscriber may not answer never reach them.
+ */
+import { describe, expect, it, vi } from "vitest";
+import type { ProtocolEvent } from "../../../../hub/protocol/index.ts";
+import { REVIEWER, WAIT, authHeaders, ok, openAs, reviewHub, startAndWait } from "./helpers.ts";
+
+const idsOf = (events: ProtocolEvent[], method: string): string[] =>
+  events.flatMap((e) => (e.method === method && "interrupt_id" in e.params.data ? [String(e.params.data.interrupt_id)] : e.method === method && e.method === "input.answered" ? e.params.data.interrupt_ids : []));
+
+describe("review queues", () => {
+  it("queue.subscribe: a snapshot of answerable open items, then live events across threads, filtered per principal", async () => {
+    const hub = await reviewHub();
+    const { ids: [forCarol] } = await startAndWait(hub, "q-a", "gate", { review: { queue: "legal", users: ["carol"] } });
+    const carol = await openAs(hub, "carol", REVIEWER);
+    const dave = await openAs(hub, "dave", REVIEWER);
+    expect(ok(await carol.request("queue.subscribe", { queue: "legal" }))).toMatchObject({ subscription_id: expect.any(String), items: 1 });
+    expect(ok(await dave.request("queue.subscribe", { queue: "legal" }))).toMatchObject({ items: 0 });
+    expect(idsOf(carol.events, "input.requested")).toEqual([forCarol]);
+
+    const { ids: [open] } = await startAndWait(hub, "q-b", "gate", { review: { queue: "legal" } });
+    await startAndWait(hub, "q-other", "gate", { review: { queue: "finance" } });
+    await vi.waitFor(() => expect(idsOf(carol.events, "input.requested")).toEqual([forCarol, open]), WAIT);
+    await vi.waitFor(() => expect(idsOf(dave.events, "input.requested")).toEqual([open]), WAIT);
+    const live = dave.events.find((e) => e.method === "input.requested");
+    expect(live).toMatchObject({ thread_id: "q-b", queue: "legal", params: { data: { payload: { question: "ok?" } } } });
+    expect(carol.events.find((e) => e.method === "input.requested")).toMatchObject({ queue: "legal" });
+
+    ok(await dave.request("input.claim", { interrupt_id: open }, { thread_id: "q-b" }));
+    await vi.waitFor(() => expect(idsOf(carol.events, "input.claimed")).toEqual([open]), WAIT);
+    // A subscriber arriving now is told how many claims its snapshot carries.
+    const erin = await openAs(hub, "erin", REVIEWER);
+    expect(ok(await erin.request("queue.subscribe", { queue: "legal" }))).toMatchObject({ items: 1, claims: 1 });
+    await vi.waitFor(() => expect(idsOf(erin.events, "input.claimed")).toEqual([open]), WAIT);
+    ok(await dave.request("input.respond", { namespace: [], interrupt_id: open, response: "fine" }, { thread_id: "q-b" }));
+    for (const socket of [carol, dave]) {
+      await vi.waitFor(() => expect(idsOf(socket.events, "input.answered")).toEqual([open]), WAIT);
+    }
+    // dave never heard of carol's item.
+    expect(dave.events.some((e) => JSON.stringify(e).includes(forCarol!))).toBe(false);
+    // Nothing of the finance queue reached either.
+    expect([...carol.events, ...dave.events].some((e) => e.thread_id === "q-other")).toBe(false);
+
+    const sub = ok(await carol.request("queue.subscribe", { queue: "finance" }));
+    ok(await carol.request("queue.unsubscribe", { subscription_id: sub["subscription_id"] }));
+    expect(await carol.request("queue.unsubscribe", { subscription_id: "nope" })).toMatchObject({ type: "error", error: "no_such_subscription" });
+    carol.expectValidFrames();
+    dave.expectValidFrames();
+  });
+
+  it("a socket that follows both the thread and its queue gets each review event once (input.requested also as the queue's named copy)", async () => {
+    const hub = await reviewHub();
+    const rita = await openAs(hub, "rita", REVIEWER);
+    ok(await rita.request("queue.subscribe", { queue: "ops" }));
+    await rita.subscribe({ channels: ["input", "lifecycle"] }, { thread_id: "q-both" });
+    const { operator, ids: [id] } = await startAndWait(hub, "q-both", "gate", { review: { queue: "ops" } });
+    ok(await rita.request("input.claim", { interrupt_id: id }, { thread_id: "q-both" }));
+    ok(await rita.request("input.respond", { namespace: [], interrupt_id: id, response: "ok" }, { thread_id: "q-both" }));
+    await operator.waitForEvent((e) => e.method === "lifecycle" && e.params.namespace.length === 0 && e.params.data.event === "completed");
+    await vi.waitFor(() => expect(idsOf(rita.events, "input.answered")).toEqual([id]), WAIT);
+    const requested = rita.events.filter((e) => e.method === "input.requested");
+    expect(requested.map((e) => [e.queue, e.seq === undefined])).toEqual(expect.arrayContaining([[undefined, false], ["ops", true]]));
+    expect(requested).toHaveLength(2);
+    expect(idsOf(rita.events, "input.claimed")).toEqual([id]);
+  });
+
+  it("REST: GET /queues/:queue/items?status=open per principal, GET /reviews/:id with audit, POST /reviews/:id/answer", async () => {
+    const hub = await reviewHub();
+    const { ids: [id] } = await startAndWait(hub, "q-rest", "gate", { review: { queue: "legal", users: ["carol"] } });
+    const get = async (path: string, sub: string, roles = REVIEWER) => {
+      const res = await fetch(`${hub.url}${path}`, { headers: await authHeaders(sub, roles) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    expect((await get("/queues/legal/items?status=open", "carol")).body).toMatchObject({ queue: "legal", items: [{ interrupt_id: id, thread_id: "q-rest", status: "open", routing: { users: ["carol"] } }] });
+    expect((await get("/queues/legal/items?status=open", "dave")).body).toMatchObject({ items: [] });
+    expect((await get("/queues/legal/items?status=done", "carol")).status).toBe(400);
+    // Observers of the tenant may read any item; a reviewer without observer only the ones they could answer.
+    expect((await get(`/reviews/${id}`, "dave", ["reviewer"])).status).toBe(403);
+    expect((await get(`/reviews/nope`, "carol")).status).toBe(404);
+
+    const answer = async (sub: string, response: unknown) => {
+      const res = await fetch(`${hub.url}/reviews/${id}/answer`, { method: "POST", headers: { ...(await authHeaders(sub, REVIEWER)), "content-type": "application/json" }, body: JSON.stringify({ response }) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    expect(await answer("carol", "yes")).toMatchObject({ status: 200, body: { interrupt_id: id, answered_by: { sub: "carol" }, resumed: true, run_id: expect.any(String) } });
+    expect(await answer("carol", "again")).toMatchObject({ status: 409, body: { error: "already_answered", winner: { sub: "carol" }, answered_at: expect.any(Number) } });
+    const review = await get(`/reviews/${id}`, "olga", ["observer"]);
+    expect(review.body).toMatchObject({ interrupt_id: id, status: "answered", answer: { response: "yes", answered_by: { sub: "carol" } } });
+    expect((review.body["audit"] as Array<{ kind: string }>).map((a) => a.kind)).toEqual(["requested", "answered", "rejected"]);
+  });
+
+  it("POST /queues/:queue/stream: SSE snapshot, then live items", async () => {
+    const hub = await reviewHub();
+    const { ids: [first] } = await startAndWait(hub, "q-sse-1", "gate", { review: { queue: "ops" } });
+    const controller = new AbortController();
+    const res = await fetch(`${hub.url}/queues/ops/stream`, { method: "POST", headers: await authHeaders("rita", REVIEWER), signal: controller.signal });
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    let text = "";
+    const reader = res.body!.getReader();
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      for (;;) {
+        const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+        if (done) return;
+        text += decoder.decode(value);
+      }
+    })();
+    await vi.waitFor(() => expect(text).toContain(first), WAIT);
+    expect(hub.services.metrics.sseStreams).toBe(1);
+    const { ids: [second] } = await startAndWait(hub, "q-sse-2", "gate", { review: { queue: "ops" } });
+    await vi.waitFor(() => expect(text).toContain(`"interrupt_id":"${second}"`), WAIT);
+    expect(text).toContain("event: input.requested");
+    controller.abort();
+    await reading;
+    await vi.waitFor(() => expect(hub.services.metrics.sseStreams).toBe(0), WAIT);
+  });
+});

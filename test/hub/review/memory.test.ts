@@ -1,8 +1,0 @@
-/** MemoryReviewStore against the review conformance suite. */
-import { MemoryReviewStore } from "../../../hub/review/index.ts";
-import { describeReviewStoreConformance } from "./conformance.ts";
-
-describeReviewStoreConformance("MemoryReviewStore", async () => ({
-  store: new MemoryReviewStore(),
-  dispose: async () => {},
-}));

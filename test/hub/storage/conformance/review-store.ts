@@ -1,0 +1,31 @@
+/**
+ * The review store conformance suite: every ReviewStore backend runs these
+ * tests from a few-line test file — the store's atomic decisions
+ * (conformance-store.ts) and the ReviewService on top of it
+ * (conformance-service.ts).
+ */
+import { afterEach, beforeEach, describe } from "vitest";
+import type { ReviewStore } from "../../../../hub/review/index.ts";
+import { serviceTests } from "./review-service.ts";
+import { storeTests } from "./review-store-decisions.ts";
+
+export interface ReviewStoreFixture {
+  store: ReviewStore;
+  dispose(): Promise<void>;
+}
+
+export function describeReviewStoreConformance(name: string, make: () => Promise<ReviewStoreFixture>): void {
+  describe(`review store conformance: ${name}`, () => {
+    let fixture: ReviewStoreFixture;
+    const store = (): ReviewStore => fixture.store;
+    beforeEach(async () => {
+      fixture = await make();
+    });
+    afterEach(async () => {
+      await fixture.dispose();
+    });
+
+    describe("store", () => storeTests(store));
+    describe("service", () => serviceTests(store));
+  });
+}

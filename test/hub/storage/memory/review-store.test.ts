@@ -1,0 +1,8 @@
+/** MemoryReviewStore against the review conformance suite. */
+import { MemoryReviewStore } from "../../../../hub/review/index.ts";
+import { describeReviewStoreConformance } from "../conformance/review-store.ts";
+
+describeReviewStoreConformance("MemoryReviewStore", async () => ({
+  store: new MemoryReviewStore(),
+  dispose: async () => {},
+}));

@@ -1,8 +1,0 @@
-/** MemoryHubStore against the hub store conformance suite. */
-import { MemoryHubStore } from "../../../hub/storage/memory/hub-store.ts";
-import { describeHubStoreConformance } from "./conformance.ts";
-
-describeHubStoreConformance("MemoryHubStore", async () => ({
-  store: new MemoryHubStore(),
-  dispose: async () => {},
-}));
