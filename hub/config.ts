@@ -3,8 +3,9 @@
  * environment variables `npm start` reads.
  */
 import type { AssistantFactory } from "./runs/assistants.ts";
-import type { ReviewConfig } from "./reviewing/index.ts";
+import type { ReviewConfig } from "./review/index.ts";
 import type { EventTransformer } from "./threads/index.ts";
+import { consoleLogger, type Logger } from "./logger.ts";
 
 export interface HubLimits {
   /** Largest inbound command frame; bigger ones get `payload_too_large` (the connection lives). */
@@ -30,12 +31,6 @@ export interface HubLimits {
   idleTimeoutMs: number;
   /** SSE comment heartbeat interval. */
   sseHeartbeatMs: number;
-}
-
-export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
 }
 
 export interface HubConfig {
@@ -79,15 +74,9 @@ export const DEFAULT_LIMITS: HubLimits = {
   sseHeartbeatMs: 5_000,
 };
 
+export { consoleLogger, silentLogger, type Logger } from "./logger.ts";
+
 export const DB_FILE_NAME = "switchboard.sqlite";
-
-export const consoleLogger: Logger = {
-  info: (m) => console.log(`[switchboard] ${m}`),
-  warn: (m) => console.warn(`[switchboard] ${m}`),
-  error: (m) => console.error(`[switchboard] ${m}`),
-};
-
-export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
 /** `npm start`'s configuration from the environment. */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfig {

@@ -4,50 +4,29 @@
  * the WebSocket glue. `createHub` builds without listening; `start()` binds
  * (port 0 in tests) and `close()` shuts everything down in order.
  */
-import { mkdirSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { createAdaptorServer } from "@hono/node-server";
-import Database from "better-sqlite3";
-import { MemorySaver, SqliteSaver, type Checkpointer } from "../engine/index.ts";
-import { AssistantRegistry } from "./runs/assistants.ts";
 import { createAuthenticator } from "./auth/index.ts";
-import { DB_FILE_NAME, DEFAULT_LIMITS, consoleLogger, type HubConfig } from "./config.ts";
+import { DEFAULT_LIMITS, consoleLogger, type HubConfig } from "./config.ts";
 import { demoAssistants } from "./demo/index.ts";
-import { HubMetrics } from "./metrics.ts";
-import { MemoryReviewStore, SqliteReviewStore, type ReviewStore } from "./review/index.ts";
-import { PresenceRelay, ReviewCoordinator } from "./reviewing/index.ts";
-import { RunManager } from "./runs/index.ts";
 import { createApp } from "./http/app.ts";
-import { attachWebSockets, type WebSocketGlue } from "./ws/server.ts";
+import { HubMetrics } from "./metrics.ts";
+import { PresenceRelay } from "./presence/index.ts";
+import { ReviewCoordinator } from "./review/index.ts";
+import { AssistantRegistry } from "./runs/assistants.ts";
+import { RunManager } from "./runs/index.ts";
 import type { HubServices } from "./services.ts";
-import { MemoryHubStore, SqliteHubStore, type HubStore } from "./store/index.ts";
-import { ThreadLogs } from "./threads/index.ts";
 import { SubscriptionDirectory } from "./sessions/directory.ts";
+import { openStorage } from "./storage/index.ts";
+import { ThreadLogs } from "./threads/index.ts";
+import { attachWebSockets, type WebSocketGlue } from "./ws/server.ts";
 
 export interface Hub {
   readonly services: HubServices;
   /** Listens on config.port (default 8787; 0 = any). Resolves with the bound address. */
   start(): Promise<{ port: number; url: string }>;
   close(): Promise<void>;
-}
-
-interface Storage {
-  checkpointer: Checkpointer;
-  store: HubStore;
-  reviews: ReviewStore;
-  close: () => void;
-  path: string | null;
-}
-
-function openStorage(dataDir: string | null): Storage {
-  if (dataDir === null) return { checkpointer: new MemorySaver(), store: new MemoryHubStore(), reviews: new MemoryReviewStore(), close: () => {}, path: null };
-  mkdirSync(dataDir, { recursive: true });
-  const path = join(dataDir, DB_FILE_NAME);
-  const db = new Database(path);
-  // Both adopt the one connection and leave it open on close(): we close it last.
-  return { checkpointer: new SqliteSaver(db), store: new SqliteHubStore(db), reviews: new SqliteReviewStore(db), close: () => db.close(), path };
 }
 
 export async function createHub(config: HubConfig = {}): Promise<Hub> {

@@ -3,7 +3,7 @@
  * numbers bumped on hot paths; rendering reads run counts from the store.
  */
 import type { PresenceCounts } from "./presence/index.ts";
-import type { RunStatus } from "./store/index.ts";
+import type { RunStatus } from "./runs/store.ts";
 
 export class HubMetrics {
   connections = 0;

@@ -3,9 +3,10 @@ import type { AssistantRegistry } from "./runs/assistants.ts";
 import type { Authenticator } from "./auth/index.ts";
 import type { HubLimits, Logger } from "./config.ts";
 import type { HubMetrics } from "./metrics.ts";
-import type { PresenceRelay, ReviewCoordinator } from "./reviewing/index.ts";
+import type { PresenceRelay } from "./presence/index.ts";
+import type { ReviewCoordinator } from "./review/index.ts";
 import type { RunManager } from "./runs/index.ts";
-import type { HubStore } from "./store/index.ts";
+import type { HubStore } from "./runs/index.ts";
 import type { ThreadLogs } from "./threads/index.ts";
 import type { SubscriptionDirectory } from "./sessions/directory.ts";
 

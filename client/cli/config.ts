@@ -8,9 +8,16 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Checkpointer } from "../../engine/index.ts";
-import { configFromEnv, demoAssistants, type Assistant, type HubConfig, type HubLimits, type Logger } from "../../hub/index.ts";
-import type { ReviewConfig } from "../../hub/reviewing/index.ts";
-import type { EventTransformer } from "../../hub/index.ts";
+import {
+  configFromEnv,
+  demoAssistants,
+  type Assistant,
+  type EventTransformer,
+  type HubConfig,
+  type HubLimits,
+  type Logger,
+  type ReviewConfig,
+} from "../../hub/index.ts";
 import { CliError } from "./args.ts";
 
 export interface SwitchboardConfig {

@@ -11,18 +11,14 @@ import { SwitchboardError, decodeCommand, errorResponse, errorResponseOf, httpSt
 import { toSwitchboardError } from "../runs/index.ts";
 import { renderReviewMetrics } from "../metrics.ts";
 import type { HubServices } from "../services.ts";
-import type { ThreadRecord } from "../store/index.ts";
+import type { ThreadRecord } from "../runs/index.ts";
 import { handleCommand, sinceOf } from "../sessions/commands.ts";
 import { openSseStream } from "./sse.ts";
 import { principalOf } from "../auth/request.ts";
+import type { AppHooks } from "./hooks.ts";
 import { addReviewRoutes } from "./reviews.ts";
 
 type Env = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };
-
-export interface AppHooks {
-  /** Open SSE streams register here so shutdown can end them. */
-  trackStream(end: () => void): () => void;
-}
 
 function threadJson(thread: ThreadRecord, interrupts: Array<{ id: string; value: unknown }>) {
   return {

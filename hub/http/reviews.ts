@@ -8,11 +8,12 @@ import type { Hono } from "hono";
 import type { Principal } from "../auth/index.ts";
 import { SwitchboardError, encodeEvent, httpStatusOf, type ProtocolEvent } from "../protocol/index.ts";
 import { activeClaim, claimedEvent, requestedEvent } from "../review/index.ts";
-import { auditJson, refusalError, reviewItemJson } from "../reviewing/index.ts";
+import { auditJson, reviewItemJson } from "./review-json.ts";
+import { refusalError } from "../review/index.ts";
 import { toSwitchboardError } from "../runs/index.ts";
 import type { HubServices } from "../services.ts";
 import { errorReply } from "../sessions/commands.ts";
-import type { AppHooks } from "./app.ts";
+import type { AppHooks } from "./hooks.ts";
 
 type Env = { Variables: { principal: Principal } };
 

@@ -16,3 +16,5 @@ export { PresenceHub, presenceRoomKey } from "./hub.ts";
 export type { PresenceCounts, PresenceHubOptions, RoomKind } from "./hub.ts";
 export { PRESENCE_DEFAULTS, PresenceRoom } from "./room.ts";
 export type { PresenceBroadcast, PresenceLimits, PresenceRoomOptions } from "./room.ts";
+export { PresenceRelay } from "./relay.ts";
+export type { PresenceRoomRef } from "./relay.ts";

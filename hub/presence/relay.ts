@@ -5,8 +5,9 @@
  * thread and a queue's room on `queue.subscribe`, and leaves all on close.
  */
 import type { Principal } from "../auth/index.ts";
-import { PresenceHub, presenceRoomKey, type PresenceCounts, type PresenceResult, type RoomKind } from "./index.ts";
-import type { PresenceClock } from "./index.ts";
+import type { PresenceClock } from "./clock.ts";
+import type { PresenceResult } from "./errors.ts";
+import { PresenceHub, presenceRoomKey, type PresenceCounts, type RoomKind } from "./hub.ts";
 import type { ProtocolEvent } from "../protocol/index.ts";
 
 export interface PresenceRoomRef {

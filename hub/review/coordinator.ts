@@ -7,11 +7,14 @@
  * subscribers. One timer drives claim and item expiry.
  */
 import type { Principal } from "../auth/index.ts";
-import type { Logger } from "../config.ts";
+import type { Logger } from "../logger.ts";
 import { SwitchboardError, assertNever, type ProtocolEvent } from "../protocol/index.ts";
-import { PENDING_STATUSES, ReviewService, type AnswerInput, type Refusal, type ResumeBatch, type ResumePolicy, type ReviewEvent, type ReviewItem, type ReviewStore, type RoutingHook } from "./index.ts";
-import type { ExecutionResult, RunInfo, RunManager, RunObserver } from "../runs/index.ts";
-import type { HubStore } from "../store/index.ts";
+import type { ReviewEvent } from "./events.ts";
+import type { RoutingHook } from "./routing.ts";
+import { ReviewService, type AnswerInput } from "./service.ts";
+import type { ReviewStore } from "./store.ts";
+import { PENDING_STATUSES, type Refusal, type ResumeBatch, type ResumePolicy, type ReviewItem } from "./types.ts";
+import type { ExecutionResult, HubStore, RunInfo, RunManager, RunObserver } from "../runs/index.ts";
 import type { LogEntry, ThreadLogs } from "../threads/index.ts";
 import { QueueFanout } from "./queues.ts";
 

@@ -7,7 +7,8 @@
 import { nanoid } from "nanoid";
 import type { Principal } from "../auth/index.ts";
 import type { ProtocolEvent } from "../protocol/index.ts";
-import { mayAnswer, type ReviewItem } from "./index.ts";
+import { mayAnswer } from "./policy.ts";
+import type { ReviewItem } from "./types.ts";
 
 export interface QueueListener {
   principal: Principal;

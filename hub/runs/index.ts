@@ -1,7 +1,13 @@
-/** hub/runs: run admission (new run, resume, multitask strategies), execution and records. */
+/**
+ * hub/runs: run admission (new run, resume, multitask strategies), execution,
+ * the projection of engine parts into protocol events, the assistants served,
+ * and the hub store port (thread and run records) with its shared rules.
+ */
 export { RunManager } from "./run-manager.ts";
 export type { RunInfo, RunManagerOptions, RunObserver, StartRequest } from "./run-manager.ts";
 export type { ExecutionResult } from "./execute.ts";
 export { PROJECTED_MODES, RunAbort } from "./execute.ts";
 export { answersFromRunInput, resumeMapOf, toSwitchboardError } from "./answers.ts";
 export type { Answer } from "./answers.ts";
+export type { HubStore, MultitaskStrategy, RunRecord, RunStatus, ThreadRecord, ThreadStatus } from "./store.ts";
+export { HubRecordExistsError, isFinalRunStatus, RUN_STATUSES } from "./records.ts";

@@ -18,9 +18,10 @@ import {
   type ProtocolResponse,
   type SubscriptionFilter,
 } from "../protocol/index.ts";
-import { RESUME_POLICY_KEY, resumePolicyOf, type PresenceRoomRef } from "../reviewing/index.ts";
+import { RESUME_POLICY_KEY, resumePolicyOf } from "../review/index.ts";
+import { type PresenceRoomRef } from "../presence/index.ts";
 import { answersFromRunInput, toSwitchboardError } from "../runs/index.ts";
-import type { MultitaskStrategy, ThreadRecord } from "../store/index.ts";
+import type { MultitaskStrategy, ThreadRecord } from "../runs/index.ts";
 import type { HubServices } from "../services.ts";
 import type { ReplayResult, ThreadLog } from "../threads/index.ts";
 

@@ -9,7 +9,8 @@
  * Replay on subscribe = that baseline + the current run's events; a resume is
  * a new run, so an answered `input.requested` never reappears as pending.
  */
-import { channelOf, encodeEventFrame, framePayload, matchesRoute } from "../protocol/index.ts";
+import { channelOf, matchesRoute } from "../protocol/index.ts";
+import { encodeEventFrame, framePayload } from "../ws/frames.ts";
 import type { Channel, EventOf, Namespace, PendingInterrupt, ProtocolEvent, ResyncData, RunStatus, SubscriptionFilter } from "../protocol/index.ts";
 
 /**

@@ -2,7 +2,7 @@
  * `switchboard token`: mints a development JWT (HS256) with the hub's secret,
  * SWITCHBOARD_JWT_SECRET. Prints only the token, for `$(…)`.
  */
-import { mintToken } from "../../../hub/auth/index.ts";
+import { mintToken } from "../../../hub/index.ts";
 import { CliError, EXIT, UsageError, parse } from "../args.ts";
 import type { Command } from "../context.ts";
 

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DB_FILE_NAME } from "../../../hub/config.ts";
-import { SqliteHubStore } from "../../../hub/store/index.ts";
+import { SqliteHubStore } from "../../../hub/storage/sqlite/index.ts";
 import { ALL_CHANNELS, TestSocket, interruptIdsOf, isRootLifecycle, tempDataDir, testHub, wsUrl } from "../../support/hub.ts";
 
 describe("restart", () => {

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { HubMetrics } from "../../../hub/metrics.ts";
 import type { ProtocolEvent } from "../../../hub/protocol/index.ts";
 import { LogEntry } from "../../../hub/threads/index.ts";
-import { framePayload } from "../../../hub/protocol/index.ts";
+import { framePayload } from "../../../hub/ws/frames.ts";
 import { Outbox, type SocketPort } from "../../../hub/sessions/outbox.ts";
 
 class FakePort implements SocketPort {

@@ -7,7 +7,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
-import { framePayload, textFrame } from "../../../hub/protocol/index.ts";
+import { framePayload, textFrame } from "../../../hub/ws/frames.ts";
 
 let server: Server;
 let url: string;

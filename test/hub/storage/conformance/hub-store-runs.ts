@@ -1,6 +1,6 @@
 /** Run tests of the hub store conformance suite (see conformance.ts). */
 import { expect, it } from "vitest";
-import { HubRecordExistsError, RUN_STATUSES } from "../../../../hub/store/index.ts";
+import { HubRecordExistsError, RUN_STATUSES } from "../../../../hub/runs/index.ts";
 import type { HubStore, RunStatus } from "../../../../hub/runs/store.ts";
 import { expectIso, newRun, newThread } from "./records.ts";
 

@@ -1,6 +1,6 @@
 /** Thread tests of the hub store conformance suite (see conformance.ts). */
 import { expect, it } from "vitest";
-import { HubRecordExistsError } from "../../../../hub/store/index.ts";
+import { HubRecordExistsError } from "../../../../hub/runs/index.ts";
 import type { HubStore } from "../../../../hub/runs/store.ts";
 import { expectIso, newRun, newThread } from "./records.ts";
 

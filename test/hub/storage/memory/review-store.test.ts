@@ -1,5 +1,5 @@
 /** MemoryReviewStore against the review conformance suite. */
-import { MemoryReviewStore } from "../../../../hub/review/index.ts";
+import { MemoryReviewStore } from "../../../../hub/storage/memory/index.ts";
 import { describeReviewStoreConformance } from "../conformance/review-store.ts";
 
 describeReviewStoreConformance("MemoryReviewStore", async () => ({

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteSaver } from "../../../../engine/checkpoint/sqlite.ts";
 import type { Checkpoint } from "../../../../engine/checkpoint/types.ts";
-import { HubRecordExistsError } from "../../../../hub/store/index.ts";
+import { HubRecordExistsError } from "../../../../hub/runs/index.ts";
 import { SqliteHubStore } from "../../../../hub/storage/sqlite/hub-store.ts";
 import type { HubStore } from "../../../../hub/runs/store.ts";
 import { describeHubStoreConformance } from "../conformance/hub-store.ts";

@@ -3,8 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteReviewStore } from "../../../../hub/review/index.ts";
-import { SqliteHubStore } from "../../../../hub/store/index.ts";
+import { SqliteReviewStore } from "../../../../hub/storage/sqlite/index.ts";
+import { SqliteHubStore } from "../../../../hub/storage/sqlite/index.ts";
 import { describeReviewStoreConformance } from "../conformance/review-store.ts";
 import { T0, alice, bob, newItem } from "../../review/fixtures.ts";
 

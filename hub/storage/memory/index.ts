@@ -1,0 +1,3 @@
+/** In-memory adapters of the hub's ports: for tests and a hub without a data dir. */
+export { MemoryHubStore } from "./hub-store.ts";
+export { MemoryReviewStore } from "./review-store.ts";

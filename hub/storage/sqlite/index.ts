@@ -1,0 +1,3 @@
+/** SQLite adapters of the hub's ports: the embedded default, one file shared with the engine's checkpoints. */
+export { SqliteHubStore } from "./hub-store.ts";
+export { SqliteReviewStore } from "./review-store.ts";
