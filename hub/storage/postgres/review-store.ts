@@ -1,0 +1,307 @@
+/**
+ * PostgresReviewStore: review items and their audit trail in Postgres, shared
+ * by every hub node. Every decision runs in one transaction that locks the
+ * rows it reads (`SELECT … FOR UPDATE`), applies the pure transition of
+ * review/transitions.ts and writes; the winning answer's UPDATE is also
+ * conditional on the item still pending. So across all nodes the database, not
+ * JS scheduling, decides which answer wins.
+ */
+import type { PoolClient } from "pg";
+import type { Principal } from "../../auth/index.ts";
+import { DEFAULT_CANCEL_REASON } from "../../review/store.ts";
+import type { ReviewStore } from "../../review/store.ts";
+import {
+  cancelItem,
+  decideAnswer,
+  decideClaim,
+  decideRelease,
+  encodeJson,
+  expireItem,
+  lapseClaim,
+  newItem,
+  planResume,
+} from "../../review/transitions.ts";
+import type { Transition } from "../../review/transitions.ts";
+import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumePolicy, ReviewItem, ReviewStatus } from "../../review/types.ts";
+import type { PostgresDatabase } from "./database.ts";
+
+interface ItemRow {
+  interrupt_id: string;
+  thread_id: string;
+  run_id: string;
+  tenant: string;
+  queue: string;
+  status: ReviewStatus;
+  namespace: string[];
+  node: string | null;
+  payload: unknown;
+  routing: ReviewItem["routing"];
+  started_by: string;
+  created_at: string;
+  expires_at: string | null;
+  claim_sub: string | null;
+  claim_name: string | null;
+  claim_until: string | null;
+  answer_value: unknown;
+  answered_sub: string | null;
+  answered_name: string | null;
+  answered_at: string | null;
+  resumed_at: string | null;
+}
+
+interface AuditRow {
+  interrupt_id: string;
+  at: string;
+  kind: AuditEntry["kind"];
+  by_sub: string | null;
+  by_name: string | null;
+  reason: string | null;
+  detail: unknown;
+}
+
+const ITEM_COLUMNS =
+  "interrupt_id, thread_id, run_id, tenant, queue, status, namespace, node, payload, routing, started_by, created_at, expires_at, " +
+  "claim_sub, claim_name, claim_until, answer_value, answered_sub, answered_name, answered_at, resumed_at";
+const PENDING = "status IN ('open', 'claimed')";
+
+function fromItemRow(row: ItemRow): ReviewItem {
+  return {
+    interruptId: row.interrupt_id,
+    threadId: row.thread_id,
+    runId: row.run_id,
+    tenant: row.tenant,
+    namespace: row.namespace,
+    node: row.node,
+    payload: row.payload,
+    routing: row.routing,
+    status: row.status,
+    claim:
+      row.claim_sub === null || row.claim_until === null
+        ? null
+        : { by: { sub: row.claim_sub, name: row.claim_name ?? "" }, until: row.claim_until },
+    answer:
+      row.answered_at === null || row.answered_sub === null
+        ? null
+        : { value: row.answer_value ?? null, by: { sub: row.answered_sub, name: row.answered_name ?? "" }, at: row.answered_at },
+    startedBy: row.started_by,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    resumedAt: row.resumed_at,
+  };
+}
+
+/** The writable columns of an item, in the order of WRITE_SET's parameters $2…$10. */
+function writable(item: ReviewItem): unknown[] {
+  return [
+    item.status,
+    item.claim?.by.sub ?? null,
+    item.claim?.by.name ?? null,
+    item.claim?.until ?? null,
+    item.answer === null ? null : encodeJson(item.answer.value),
+    item.answer?.by.sub ?? null,
+    item.answer?.by.name ?? null,
+    item.answer?.at ?? null,
+    item.resumedAt,
+  ];
+}
+
+const WRITE_SET = `status = $2, claim_sub = $3, claim_name = $4, claim_until = $5, answer_value = $6,
+  answered_sub = $7, answered_name = $8, answered_at = $9, resumed_at = $10, version = version + 1`;
+
+/** A conditional UPDATE matched no row although the row was locked: a bug, never a race to report. */
+class ReviewWriteConflict extends Error {
+  override readonly name = "ReviewWriteConflict";
+}
+
+type Step<T> = (item: ReviewItem) => { next: ReviewItem; audit: AuditEntry[]; out: T } | undefined;
+
+export class PostgresReviewStore implements ReviewStore {
+  readonly #db: PostgresDatabase;
+  readonly #items: string;
+  readonly #audit: string;
+
+  constructor(db: PostgresDatabase) {
+    this.#db = db;
+    this.#items = `${db.q}.hub_review_items`;
+    this.#audit = `${db.q}.hub_review_audit`;
+  }
+
+  async #append(c: PoolClient, entries: readonly AuditEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    // One statement for every line, in order (the identity column keeps it).
+    await c.query(
+      `INSERT INTO ${this.#audit} (interrupt_id, at, kind, by_sub, by_name, reason, detail)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::json[])`,
+      [
+        entries.map((e) => e.interruptId),
+        entries.map((e) => e.at),
+        entries.map((e) => e.kind),
+        entries.map((e) => e.by?.sub ?? null),
+        entries.map((e) => e.by?.name ?? null),
+        entries.map((e) => e.reason ?? null),
+        entries.map((e) => (e.detail === undefined ? null : encodeJson(e.detail))),
+      ],
+    );
+  }
+
+  async #write(c: PoolClient, next: ReviewItem, winningAnswer = false): Promise<void> {
+    const condition = winningAnswer ? `AND ${PENDING}` : "";
+    const result = await c.query(`UPDATE ${this.#items} SET ${WRITE_SET} WHERE interrupt_id = $1 ${condition}`, [
+      next.interruptId,
+      ...writable(next),
+    ]);
+    if (result.rowCount !== 1) throw new ReviewWriteConflict(`review item ${next.interruptId} changed under its row lock`);
+  }
+
+  async #locked(c: PoolClient, where: string, params: unknown[]): Promise<ItemRow[]> {
+    const { rows } = await c.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${this.#items} WHERE ${where} ORDER BY seq FOR UPDATE`, params);
+    return rows;
+  }
+
+  #decide(interruptId: string, decide: (item: ReviewItem | undefined) => Transition, winningAnswer = false): Promise<Decision> {
+    return this.#db.transaction(async (c) => {
+      const [row] = await this.#locked(c, "interrupt_id = $1", [interruptId]);
+      const { result, next, audit } = decide(row && fromItemRow(row));
+      if (next !== undefined && row !== undefined) await this.#write(c, next, winningAnswer);
+      await this.#append(c, audit);
+      return result;
+    });
+  }
+
+  /** Locks the rows `where` selects and applies `step` to each, in one transaction. */
+  #sweep<T>(where: string, params: unknown[], step: Step<T>): Promise<T[]> {
+    return this.#db.transaction(async (c) => {
+      const out: T[] = [];
+      for (const row of await this.#locked(c, where, params)) {
+        const done = step(fromItemRow(row));
+        if (done === undefined) continue;
+        await this.#write(c, done.next);
+        await this.#append(c, done.audit);
+        out.push(done.out);
+      }
+      return out;
+    });
+  }
+
+  async createItem(input: NewReviewItem, now: number): Promise<{ item: ReviewItem; created: boolean }> {
+    const { item, audit } = newItem(input, now);
+    return this.#db.transaction(async (c) => {
+      // ON CONFLICT: two nodes registering the same interrupt at once both succeed, one creates.
+      const inserted = await c.query<ItemRow>(
+        `INSERT INTO ${this.#items} (${ITEM_COLUMNS})
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+         ON CONFLICT (interrupt_id) DO NOTHING RETURNING ${ITEM_COLUMNS}`,
+        [
+          item.interruptId, item.threadId, item.runId, item.tenant, item.routing.queue, item.status,
+          encodeJson(item.namespace), item.node, encodeJson(item.payload), encodeJson(item.routing), item.startedBy,
+          item.createdAt, item.expiresAt, ...writable(item).slice(1),
+        ],
+      );
+      const row = inserted.rows[0];
+      if (row !== undefined) {
+        await this.#append(c, audit);
+        return { item: fromItemRow(row), created: true };
+      }
+      const existing = await this.#select(c, input.interruptId);
+      if (existing === undefined) throw new ReviewWriteConflict(`review item ${input.interruptId} vanished during its creation`);
+      return { item: existing, created: false };
+    });
+  }
+
+  async #select(c: PoolClient | PostgresDatabase["pool"], interruptId: string): Promise<ReviewItem | undefined> {
+    const { rows } = await c.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${this.#items} WHERE interrupt_id = $1`, [interruptId]);
+    return rows[0] && fromItemRow(rows[0]);
+  }
+
+  getItem(interruptId: string): Promise<ReviewItem | undefined> {
+    return this.#select(this.#db.pool, interruptId);
+  }
+
+  async listItems(filter: ListItemsFilter): Promise<ReviewItem[]> {
+    const statuses = filter.status === undefined ? null : typeof filter.status === "string" ? [filter.status] : [...filter.status];
+    const { rows } = await this.#db.pool.query<ItemRow>(
+      `SELECT ${ITEM_COLUMNS} FROM ${this.#items} WHERE tenant = $1 AND ($2::text IS NULL OR queue = $2)
+         AND ($3::text[] IS NULL OR status = ANY($3::text[]))
+         AND ($4::text IS NULL OR thread_id = $4) AND ($5::text IS NULL OR run_id = $5)
+       ORDER BY created_at, seq`,
+      [filter.tenant, filter.queue ?? null, statuses, filter.threadId ?? null, filter.runId ?? null],
+    );
+    return rows.map(fromItemRow);
+  }
+
+  answer(interruptId: string, principal: Principal, value: unknown, now: number): Promise<Decision> {
+    return this.#decide(interruptId, (item) => decideAnswer(item, interruptId, principal, value, now), true);
+  }
+
+  claim(interruptId: string, principal: Principal, ttlMs: number, now: number): Promise<Decision> {
+    return this.#decide(interruptId, (item) => decideClaim(item, interruptId, principal, ttlMs, now));
+  }
+
+  release(interruptId: string, principal: Principal, now: number): Promise<Decision> {
+    return this.#decide(interruptId, (item) => decideRelease(item, interruptId, principal, now));
+  }
+
+  expireClaims(now: number): Promise<LapsedClaim[]> {
+    return this.#sweep("status = 'claimed' AND claim_until <= $1", [new Date(now).toISOString()], (item) => {
+      const done = lapseClaim(item, now);
+      return done && { next: done.lapsed.item, audit: done.audit, out: done.lapsed };
+    });
+  }
+
+  expireDue(now: number): Promise<ExpiredItem[]> {
+    return this.#sweep(`${PENDING} AND expires_at IS NOT NULL AND expires_at <= $1`, [new Date(now).toISOString()], (item) => {
+      const done = expireItem(item, now);
+      return done && { next: done.expired.item, audit: done.audit, out: done.expired };
+    });
+  }
+
+  cancelForRun(runId: string, now: number, reason = DEFAULT_CANCEL_REASON): Promise<ReviewItem[]> {
+    return this.#sweep(`run_id = $1 AND ${PENDING}`, [runId], (item) => {
+      const done = cancelItem(item, now, reason);
+      return done && { ...done, out: done.next };
+    });
+  }
+
+  cancelForThread(threadId: string, now: number, reason = DEFAULT_CANCEL_REASON): Promise<ReviewItem[]> {
+    return this.#sweep(`thread_id = $1 AND ${PENDING}`, [threadId], (item) => {
+      const done = cancelItem(item, now, reason);
+      return done && { ...done, out: done.next };
+    });
+  }
+
+  takeResume(runId: string, policy: ResumePolicy, now: number): Promise<ResumeBatch | null> {
+    return this.#db.transaction(async (c) => {
+      const rows = await this.#locked(c, "run_id = $1", [runId]);
+      const plan = planResume(rows.map(fromItemRow), policy, now);
+      if (plan === undefined) return null;
+      for (const next of plan.next) await this.#write(c, next);
+      return plan.batch;
+    });
+  }
+
+  async nextDeadline(): Promise<string | null> {
+    const { rows } = await this.#db.pool.query<{ at: string | null }>(
+      `SELECT LEAST(
+         (SELECT min(expires_at) FROM ${this.#items} WHERE ${PENDING} AND expires_at IS NOT NULL),
+         (SELECT min(claim_until) FROM ${this.#items} WHERE status = 'claimed')) AS at`,
+    );
+    return rows[0]?.at ?? null;
+  }
+
+  async auditOf(interruptId: string): Promise<AuditEntry[]> {
+    const { rows } = await this.#db.pool.query<AuditRow>(
+      `SELECT interrupt_id, at, kind, by_sub, by_name, reason, detail FROM ${this.#audit} WHERE interrupt_id = $1 ORDER BY seq`,
+      [interruptId],
+    );
+    return rows.map((row) => {
+      const entry: AuditEntry = { interruptId: row.interrupt_id, at: row.at, kind: row.kind };
+      if (row.by_sub !== null) entry.by = { sub: row.by_sub, name: row.by_name ?? "" };
+      if (row.reason !== null) entry.reason = row.reason;
+      if (row.detail !== null) entry.detail = row.detail;
+      return entry;
+    });
+  }
+
+  /** The database is the node's, shared by every store: nothing to close here. */
+  async close(): Promise<void> {}
+}

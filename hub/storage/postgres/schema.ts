@@ -1,0 +1,85 @@
+/**
+ * The hub's tables in Postgres, as numbered migrations of the "hub" component
+ * (applied by PostgresDatabase.open; never edit a released one, add the next).
+ * JSON columns are `json` (kept as written: "\u0000" survives, which jsonb
+ * refuses); timestamps are the stores' own ISO strings, COLLATE "C" so they
+ * sort as text, as in the SQLite backend.
+ */
+import type { Migration } from "../../../engine/postgres.ts";
+
+export const HUB_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE {schema}.hub_threads (
+  seq bigint GENERATED ALWAYS AS IDENTITY,
+  thread_id text PRIMARY KEY,
+  tenant text NOT NULL,
+  assistant_id text,
+  status text NOT NULL,
+  metadata json NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+);
+CREATE INDEX hub_threads_tenant_created ON {schema}.hub_threads (tenant, created_at DESC, seq DESC);
+CREATE INDEX hub_threads_tenant_status ON {schema}.hub_threads (tenant, status, created_at DESC, seq DESC);
+CREATE TABLE {schema}.hub_runs (
+  seq bigint GENERATED ALWAYS AS IDENTITY,
+  run_id text PRIMARY KEY,
+  thread_id text NOT NULL,
+  tenant text NOT NULL,
+  assistant_id text NOT NULL,
+  status text NOT NULL,
+  started_by text NOT NULL,
+  multitask_strategy text NOT NULL,
+  input json NOT NULL,
+  error text,
+  created_at text COLLATE "C" NOT NULL,
+  started_at text,
+  ended_at text
+);
+CREATE INDEX hub_runs_thread_created ON {schema}.hub_runs (thread_id, created_at DESC, seq DESC);
+CREATE INDEX hub_runs_status ON {schema}.hub_runs (status);
+CREATE TABLE {schema}.hub_review_items (
+  seq bigint GENERATED ALWAYS AS IDENTITY,
+  interrupt_id text PRIMARY KEY,
+  thread_id text NOT NULL,
+  run_id text NOT NULL,
+  tenant text NOT NULL,
+  queue text NOT NULL,
+  status text NOT NULL,
+  namespace json NOT NULL,
+  node text,
+  payload json NOT NULL,
+  routing json NOT NULL,
+  started_by text NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  expires_at text COLLATE "C",
+  claim_sub text,
+  claim_name text,
+  claim_until text COLLATE "C",
+  answer_value json,
+  answered_sub text,
+  answered_name text,
+  answered_at text,
+  resumed_at text,
+  version integer NOT NULL DEFAULT 0
+);
+CREATE INDEX hub_review_items_queue ON {schema}.hub_review_items (tenant, queue, status);
+CREATE INDEX hub_review_items_thread ON {schema}.hub_review_items (thread_id);
+CREATE INDEX hub_review_items_run ON {schema}.hub_review_items (run_id);
+CREATE INDEX hub_review_items_due ON {schema}.hub_review_items (status, expires_at);
+CREATE INDEX hub_review_items_claims ON {schema}.hub_review_items (status, claim_until);
+CREATE TABLE {schema}.hub_review_audit (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  interrupt_id text NOT NULL,
+  at text NOT NULL,
+  kind text NOT NULL,
+  by_sub text,
+  by_name text,
+  reason text,
+  detail json
+);
+CREATE INDEX hub_review_audit_item ON {schema}.hub_review_audit (interrupt_id, seq);`,
+  },
+];

@@ -1,0 +1,41 @@
+/** PostgresReviewStore against the review conformance suite, each test in a fresh schema; plus a race across pools. */
+import { expect, it } from "vitest";
+import { PostgresReviewStore } from "../../../../hub/storage/postgres/review-store.ts";
+import { PostgresDatabase } from "../../../../hub/storage/postgres/database.ts";
+import { describeWith, TEST_POOL_CONFIG } from "../../../support/services.ts";
+import { describeReviewStoreConformance } from "../conformance/review-store.ts";
+import { T0, newItem } from "../../review/fixtures.ts";
+import { freshDatabase } from "./fixture.ts";
+
+describeWith("DATABASE_URL", "PostgresReviewStore", (url) => {
+  describeReviewStoreConformance("PostgresReviewStore", async () => {
+    const { db, dispose } = await freshDatabase(url);
+    return { store: new PostgresReviewStore(db), dispose };
+  });
+
+  it("lets the database pick one winner among 30 answers from 3 nodes' pools", async () => {
+    const { db, dispose } = await freshDatabase(url);
+    const others = await Promise.all([1, 2].map(() => PostgresDatabase.open({ connectionString: url, schema: db.schema, poolConfig: TEST_POOL_CONFIG })));
+    try {
+      const stores = [db, ...others].map((d) => new PostgresReviewStore(d));
+      await stores[0]!.createItem(newItem("i1"), T0);
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          stores[i % 3]!.answer("i1", { sub: `r${i}`, name: `R${i}`, tenant: "acme", roles: ["reviewer"] }, `answer ${i}`, T0 + 1),
+        ),
+      );
+      const winners = answers.filter((a) => a.ok);
+      expect(winners).toHaveLength(1);
+      const losers = answers.filter((a) => !a.ok);
+      expect(losers).toHaveLength(29);
+      const winner = winners[0]!.ok ? winners[0]!.item.answer?.by : undefined;
+      for (const lost of losers) expect(lost).toMatchObject({ code: "already_answered", winner });
+      const audit = await stores[1]!.auditOf("i1");
+      expect(audit.filter((e) => e.kind === "answered")).toHaveLength(1);
+      expect(audit.filter((e) => e.kind === "rejected")).toHaveLength(29);
+    } finally {
+      await Promise.all(others.map((o) => o.close()));
+      await dispose();
+    }
+  });
+});
