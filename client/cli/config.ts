@@ -98,22 +98,22 @@ export interface ServeFlags {
   dataDir?: string | null | undefined;
 }
 
-/** Environment defaults ← config module ← flags. */
-export function toHubConfig(config: SwitchboardConfig, flags: ServeFlags, env: NodeJS.ProcessEnv): HubConfig {
+/** Environment defaults ← config module ← flags; a relative data dir is taken from `cwd`. */
+export function toHubConfig(config: SwitchboardConfig, flags: ServeFlags, env: NodeJS.ProcessEnv, cwd: string): HubConfig {
   const base = configFromEnv(env);
   const own = config.assistants;
   const demo = config.demo ?? own === undefined;
   const jwtSecret = config.auth && "jwtSecret" in config.auth ? config.auth.jwtSecret : base.jwtSecret;
   const delay = Number(env["SWITCHBOARD_DEMO_TOKEN_DELAY_MS"] ?? Number.NaN);
   const demoFactory = demoAssistants(Number.isFinite(delay) && delay >= 0 ? { tokenDelayMs: delay } : {});
+  const dataDir = flags.dataDir !== undefined ? flags.dataDir : config.dataDir !== undefined ? config.dataDir : base.dataDir;
   return {
     ...base,
     ...(config.port === undefined ? {} : { port: config.port }),
     ...(config.host === undefined ? {} : { host: config.host }),
-    ...(config.dataDir === undefined ? {} : { dataDir: config.dataDir }),
     ...(flags.port === undefined ? {} : { port: flags.port }),
     ...(flags.host === undefined ? {} : { host: flags.host }),
-    ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
+    ...(dataDir === undefined ? {} : { dataDir: dataDir === null ? null : resolve(cwd, dataDir) }),
     jwtSecret: jwtSecret === "" ? undefined : jwtSecret,
     assistants: (checkpointer) => [...(demo ? demoFactory(checkpointer) : []), ...(own ? own(checkpointer) : [])],
     ...(config.limits ? { limits: config.limits } : {}),

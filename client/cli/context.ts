@@ -1,4 +1,4 @@
-/** What every command gets: its streams, the environment, and a Ctrl-C signal. */
+/** What every command gets: its streams, the environment, the working directory and a Ctrl-C signal. */
 import type { Readable, Writable } from "node:stream";
 import type { ExitCode } from "./args.ts";
 
@@ -7,6 +7,8 @@ export interface CliContext {
   stdout: Writable;
   stderr: Writable;
   env: NodeJS.ProcessEnv;
+  /** Where relative paths (a config file, a data dir) are resolved from. */
+  cwd: string;
   /** Aborted on SIGINT / SIGTERM: commands stop and clean up. */
   signal: AbortSignal;
   /** Whether stdin is a terminal (prompts are shown only then). */

@@ -78,6 +78,7 @@ export async function runProcess(): Promise<never> {
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
+    cwd: process.cwd(),
     signal: controller.signal,
     interactive: process.stdin.isTTY === true,
   });

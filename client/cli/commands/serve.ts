@@ -3,10 +3,10 @@
  * config module that adds your own graphs, auth and routing. Runs until
  * Ctrl-C / SIGTERM, then closes the hub in order.
  */
-import { startHub } from "../../../hub/index.ts";
+import { startHub, type Logger } from "../../../hub/index.ts";
 import { CliError, EXIT, UsageError, parse } from "../args.ts";
 import { findConfig, loadConfig, toHubConfig, type SwitchboardConfig } from "../config.ts";
-import { aborted, type Command } from "../context.ts";
+import { aborted, type CliContext, type Command } from "../context.ts";
 
 const HELP = `Usage: switchboard serve [--port n] [--host h] [--config file] [--data-dir dir | --memory]
 
@@ -41,10 +41,12 @@ export const serveCommand: Command = {
     const port = values.port === undefined ? undefined : Number(values.port);
     if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError(`--port must be a port number, got ${values.port}`);
     if (values.memory && values["data-dir"] !== undefined) throw new UsageError("--memory and --data-dir exclude each other");
-    const file = values.config ?? findConfig(process.cwd());
-    const config: SwitchboardConfig = file === undefined ? {} : await loadConfig(file, process.cwd());
+    const file = values.config ?? findConfig(ctx.cwd);
+    const config: SwitchboardConfig = file === undefined ? {} : await loadConfig(file, ctx.cwd);
     if (file !== undefined) ctx.stderr.write(`config: ${file}\n`);
-    const hubConfig = toHubConfig(config, { port, host: values.host, dataDir: values.memory ? null : values["data-dir"] }, ctx.env);
+    const hubConfig = toHubConfig(config, { port, host: values.host, dataDir: values.memory ? null : values["data-dir"] }, ctx.env, ctx.cwd);
+    // The hub logs on the command's streams (the process's, when run as the bin), unless the config brings a logger.
+    hubConfig.logger = config.logger ?? streamLogger(ctx);
     let hub;
     try {
       hub = await startHub(hubConfig);
@@ -63,3 +65,12 @@ export const serveCommand: Command = {
     return EXIT.ok;
   },
 };
+
+/** What consoleLogger prints, on the command's own streams. */
+function streamLogger(ctx: CliContext): Logger {
+  return {
+    info: (m) => ctx.stdout.write(`[switchboard] ${m}\n`),
+    warn: (m) => ctx.stderr.write(`[switchboard] ${m}\n`),
+    error: (m) => ctx.stderr.write(`[switchboard] ${m}\n`),
+  };
+}

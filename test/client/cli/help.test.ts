@@ -15,7 +15,7 @@ function capture() {
   let err = "";
   stdout.on("data", (d: Buffer) => (out += d.toString()));
   stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const ctx = { stdin: new PassThrough(), stdout, stderr, env: {}, signal: new AbortController().signal, interactive: false };
+  const ctx = { stdin: new PassThrough(), stdout, stderr, env: {}, cwd: process.cwd(), signal: new AbortController().signal, interactive: false };
   return { ctx, out: () => out, err: () => err };
 }
 

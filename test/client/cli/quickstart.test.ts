@@ -3,12 +3,13 @@
  * then `npx switchboard run review --wait` in a second terminal and
  * `npx switchboard review` (the default review queue) in a third, answer,
  * and the run finishes. The hub URL comes from SWITCHBOARD_URL (the hub listens on a free port).
+ * `npm start` is a real process; the `npx switchboard` lines run in process.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ROOT, command } from "./harness.ts";
+import { ROOT, cli, command } from "./harness.ts";
 
 const RUN = "npx switchboard run review --wait";
 const REVIEW = "npx switchboard review";
@@ -28,7 +29,12 @@ function quickstartBlock(): string {
   return block;
 }
 
-const words = (line: string): string[] => line.split(" ");
+/** The arguments of a `npx switchboard …` line, run in process (the bin itself is smoke-tested in serve.test.ts). */
+const args = (line: string): string[] => {
+  const [npx, bin, ...rest] = line.split(" ");
+  expect([npx, bin]).toEqual(["npx", "switchboard"]);
+  return rest;
+};
 
 describe("the CLI quick start", { timeout: 90_000 }, () => {
   it("is the README's block, and it works top to bottom", async () => {
@@ -41,14 +47,12 @@ describe("the CLI quick start", { timeout: 90_000 }, () => {
     const url = /listening on (http:\/\/\S+)/.exec(await hub.waitFor("listening on"))?.[1] ?? "";
     const env = { SWITCHBOARD_URL: url };
 
-    const [runCmd = "", ...runArgs] = words(RUN);
-    const run = command(runCmd, runArgs, env);
+    const run = cli(args(RUN), env);
     await run.waitFor("draft │ Dear team");
     await run.waitFor(/^\? interrupt \S+ opened by review/);
     await run.waitFor(/^waiting for 1 answer — answer with `switchboard review --thread \S+`/, "stderr");
 
-    const [reviewCmd = "", ...reviewArgs] = words(REVIEW);
-    const review = command(reviewCmd, reviewArgs, env);
+    const review = cli(args(REVIEW), env);
     // In the list, or announced as new if the hub routes it to the queue a moment later.
     await review.waitFor(/^ {2}\[1\] \S+ thread \S+ review: \{"kind":"review"/);
     review.type(ANSWER);

@@ -4,11 +4,12 @@
  * and answers live, a late answer is told who won, a claimed item is refused
  * to the other, and the run resumes once all are answered.
  * Also the queue fallback when the hub has no review queues.
+ * In process, except the piped-input test (a real process on a real pipe).
  */
 import { describe, expect, it } from "vitest";
 import { HubClient, HubClientError } from "../../../client/index.ts";
 import { mintToken } from "../../../hub/auth/index.ts";
-import { SECRET, cli, startTestHub } from "./harness.ts";
+import { SECRET, cli, spawnCli, startTestHub } from "./harness.ts";
 
 describe("switchboard review", { timeout: 90_000 }, () => {
   it("two reviewers answer parallel interrupts and see each other's claims and answers live", async () => {
@@ -60,9 +61,10 @@ describe("switchboard review", { timeout: 90_000 }, () => {
     await b.expectExit(0);
   });
 
+  // A real process reading a real pipe: input is taken as it comes, and its end quits.
   it("piped input: `wait` then answer, in one go", async () => {
     const hub = await startTestHub();
-    const review = cli(["review", "--url", hub.url, "--thread", "th-pipe"]);
+    const review = spawnCli(["review", "--url", hub.url, "--thread", "th-pipe"]);
     await review.waitFor("no open items");
     review.type("wait");
     review.type("answer 1 approved");

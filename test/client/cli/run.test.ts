@@ -2,11 +2,12 @@
  * `switchboard run` against a real hub: the stream a user sees (node
  * progress, tokens, the interrupt with its id and payload, the final state),
  * the exit codes, --json records, --wait through an answer, and the errors.
+ * In process, except the Ctrl-C test (a real signal to a real process).
  */
 import { describe, expect, it } from "vitest";
 import { mintToken } from "../../../hub/auth/index.ts";
 import { REVIEW_DRAFT } from "../../../hub/index.ts";
-import { SECRET, cli, startTestHub } from "./harness.ts";
+import { SECRET, cli, spawnCli, startTestHub } from "./harness.ts";
 
 describe("switchboard run", { timeout: 90_000 }, () => {
   it("streams node progress and tokens, prints the interrupt, ends interrupted (exit 3)", async () => {
@@ -68,9 +69,10 @@ describe("switchboard run", { timeout: 90_000 }, () => {
     await run.expectExit(0);
   });
 
+  // A real process: SIGINT reaches the bin's handler, which aborts the command.
   it("Ctrl-C stops following (exit 130) and says how to pick the thread up again", async () => {
     const hub = await startTestHub();
-    const run = cli(["run", "review", "--url", hub.url, "--thread", "th-ctrl-c", "--wait"]);
+    const run = spawnCli(["run", "review", "--url", hub.url, "--thread", "th-ctrl-c", "--wait"]);
     await run.waitFor("waiting for 1 answer", "stderr");
     run.signal("SIGINT");
     await run.expectExit(130);

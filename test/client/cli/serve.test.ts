@@ -3,13 +3,14 @@
  * from the CLI (demo assistants; the documented config example with its
  * OpenAI-compatible model pointed at a local fake server), minted tokens
  * accepted by that hub, the bin through `npx`, and usage errors.
+ * In process, except the config example's hub and `npx switchboard` (real processes).
  */
 import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAuthenticator } from "../../../hub/auth/index.ts";
-import { ROOT, SECRET, cli } from "./harness.ts";
+import { ROOT, SECRET, cli, spawnCli } from "./harness.ts";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -54,7 +55,8 @@ describe("switchboard serve", { timeout: 90_000 }, () => {
   it("the documented config example: your OpenAI-compatible model as an assistant, JWT auth, demo kept", async () => {
     const openai = await fakeOpenAI(["Paris ", "is ", "the ", "capital."]);
     const env = { SWITCHBOARD_JWT_SECRET: SECRET, OPENAI_BASE_URL: openai.url, OPENAI_API_KEY: "sk-test", OPENAI_MODEL: "fake-model" };
-    const serve = cli(["serve", "--port", "0", "--memory", "--config", "client/cli/examples/switchboard.config.ts"], env);
+    // A real process: the bin loads the TypeScript config (which reads process.env) and shuts down on SIGINT.
+    const serve = spawnCli(["serve", "--port", "0", "--memory", "--config", "client/cli/examples/switchboard.config.ts"], env);
     const url = readyUrl(await serve.waitFor(/ready at .*\(assistants: review, parallel-review, ask\)/));
     await serve.waitFor("auth: JWT — clients need a token: switchboard token --sub you");
 
