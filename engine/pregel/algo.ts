@@ -4,7 +4,7 @@
  */
 import type { Channel, ChannelSpec } from "../channels/base.ts";
 import type { Checkpoint } from "../checkpoint/types.ts";
-import { INTERRUPT, PULL, PUSH, SPECIAL_WRITE_CHANNELS, TASKS } from "../constants.ts";
+import { INTERRUPT, PULL, PUSH, SPECIAL_WRITE_CHANNELS, START, TASKS } from "../constants.ts";
 import { InvalidUpdateError } from "../errors.ts";
 import { taskId } from "./ids.ts";
 
@@ -166,7 +166,10 @@ export function applyWrites(
   return updated;
 }
 
-/** Whether a static breakpoint fires for these tasks (seed 004 §8.2.2). */
+/**
+ * Whether a static breakpoint fires for these tasks (seed 004 §8.2.2). START
+ * is internal: it never pauses, also not for "*" (LangGraph's rule).
+ */
 export function shouldInterrupt(
   checkpoint: Pick<Checkpoint, "channelVersions" | "versionsSeen">,
   nodes: readonly string[] | "*",
@@ -176,7 +179,7 @@ export function shouldInterrupt(
   const seen = checkpoint.versionsSeen[INTERRUPT] ?? {};
   const changed = Object.entries(checkpoint.channelVersions).some(([chan, v]) => v > (seen[chan] ?? 0));
   if (!changed) return false;
-  return tasks.some((t) => nodes === "*" || nodes.includes(t.name));
+  return tasks.some((t) => t.name !== START && (nodes === "*" || nodes.includes(t.name)));
 }
 
 /** Marks the current state as seen by breakpoints (done when a run resumes). */

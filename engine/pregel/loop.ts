@@ -124,7 +124,13 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
       }
     }
     writes.push([START, p.input]);
-    applyWrites(checkpoint, channels, [{ name: "__input__", path: [PULL, "__input__"], triggers: [], writes }], { clearUnwritten: false });
+    // New input starts a new pass from START: the tasks still planned here (a
+    // pause at a breakpoint, a failed step) are dropped — they count as having
+    // seen their triggers, which clear (LangGraph's rule).
+    const dropped = loaded ? planTasks(checkpoint, channels, graph.planNodes, step + 1, p.ns).map((t) => ({ ...t, writes: [] })) : [];
+    applyWrites(checkpoint, channels, [...dropped, { name: "__input__", path: [PULL, "__input__"], triggers: [], writes }], {
+      clearUnwritten: dropped.length > 0,
+    });
     step += 1;
     await save("input");
   } else if (!loaded) {
