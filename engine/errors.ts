@@ -60,6 +60,17 @@ export class InvalidUpdateError extends EngineError {
   }
 }
 
+/** updateState() without asNode when the last step ran several nodes: the caller must say which. */
+export class AmbiguousUpdateError extends InvalidUpdateError {
+  readonly candidates: string[];
+  constructor(candidates: string[]) {
+    super(
+      `cannot tell which node this update comes from: ${candidates.join(", ")} ran last, in the same step; pass { asNode } to updateState()`,
+    );
+    this.candidates = candidates;
+  }
+}
+
 export class EmptyChannelError extends EngineError {
   constructor(channel: string) {
     super("EMPTY_CHANNEL", `channel "${channel}" is empty`);

@@ -115,6 +115,11 @@ function compareTasks(a: TaskWrites, b: TaskWrites): number {
  * Applies all writes of a step to the channels and bumps versions. Mutates
  * `checkpoint` (versions, versionsSeen) and `channels`. Returns the channels
  * that changed.
+ *
+ * Versions count for the whole checkpoint, not per channel: every channel
+ * bumped here gets one more than the highest version so far (as LangGraph's
+ * do). Planning only compares a channel with itself, but "which node ran
+ * last" (updateState without asNode) compares what different nodes have seen.
  */
 export function applyWrites(
   checkpoint: Pick<Checkpoint, "channelVersions" | "versionsSeen">,
@@ -123,8 +128,10 @@ export function applyWrites(
   options: { clearUnwritten?: boolean } = {},
 ): Set<string> {
   const ordered = [...tasks].sort(compareTasks);
+  let next = 0;
   const bump = (chan: string) => {
-    checkpoint.channelVersions[chan] = (checkpoint.channelVersions[chan] ?? 0) + 1;
+    if (next === 0) next = maxVersion(checkpoint.channelVersions) + 1;
+    checkpoint.channelVersions[chan] = next;
   };
   // Record what each task has seen, then let triggers reset (barriers).
   for (const task of ordered) {
@@ -164,6 +171,15 @@ export function applyWrites(
     }
   }
   return updated;
+}
+
+function maxVersion(versions: Record<string, number>): number {
+  let max = 0;
+  for (const chan in versions) {
+    const v = versions[chan] as number;
+    if (v > max) max = v;
+  }
+  return max;
 }
 
 /**

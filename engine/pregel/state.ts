@@ -2,7 +2,7 @@
 import { newCheckpointId } from "../checkpoint/ids.ts";
 import type { Checkpointer, CheckpointConfig, CheckpointMetadata, CheckpointTuple } from "../checkpoint/types.ts";
 import { INTERRUPT, PULL, START } from "../constants.ts";
-import { CheckpointNotFoundError, InvalidUpdateError } from "../errors.ts";
+import { AmbiguousUpdateError, CheckpointNotFoundError, InvalidUpdateError } from "../errors.ts";
 import type { Interrupt } from "../types.ts";
 import { applyWrites, planTasks, readValues, restoreChannels, snapshotChannels } from "./algo.ts";
 import type { RuntimeGraph } from "./graph.ts";
@@ -68,18 +68,22 @@ export function snapshotOf(graph: RuntimeGraph, tuple: CheckpointTuple | undefin
   };
 }
 
-/** The node that ran last, inferred from what each node has seen. */
-function lastNode(graph: RuntimeGraph, versionsSeen: Record<string, Record<string, number>>): string | undefined {
-  let best: string | undefined;
-  let bestVersion = -1;
-  let tie = false;
+/**
+ * The node that ran last: the one that has seen the newest version (versions
+ * count for the whole checkpoint). `candidates` when several nodes share it
+ * (parallel nodes in the last step) — then it cannot be told.
+ */
+function lastNode(graph: RuntimeGraph, versionsSeen: Record<string, Record<string, number>>): { node: string } | { candidates: string[] } {
+  let newest = -1;
+  let nodes: string[] = [];
   for (const [node, seen] of Object.entries(versionsSeen)) {
     if (node === INTERRUPT || !graph.nodes.has(node)) continue;
     const version = Math.max(0, ...Object.values(seen));
-    if (version > bestVersion) [best, bestVersion, tie] = [node, version, false];
-    else if (version === bestVersion) tie = true;
+    if (version > newest) [newest, nodes] = [version, [node]];
+    else if (version === newest) nodes.push(node);
   }
-  return tie ? undefined : best;
+  if (nodes.length === 1) return { node: nodes[0] as string };
+  return { candidates: nodes.sort() };
 }
 
 export async function updateThreadState(
@@ -92,9 +96,11 @@ export async function updateThreadState(
   const tuple = await saver.getTuple({ threadId, checkpointNs: "", ...(options.checkpointId ? { checkpointId: options.checkpointId } : {}) });
   if (options.checkpointId && !tuple) throw new CheckpointNotFoundError(threadId, options.checkpointId);
   const checkpoint = tuple ? { ...tuple.checkpoint } : { v: 1 as const, id: "", ts: "", channelValues: {}, channelVersions: {}, versionsSeen: {} };
-  const asNode = options.asNode ?? (tuple ? lastNode(graph, checkpoint.versionsSeen) : START);
+  let asNode = options.asNode ?? (tuple ? undefined : START);
   if (asNode === undefined) {
-    throw new InvalidUpdateError("cannot tell which node this update comes from; pass { asNode }");
+    const last = lastNode(graph, checkpoint.versionsSeen);
+    if ("candidates" in last) throw new AmbiguousUpdateError(last.candidates);
+    asNode = last.node;
   }
   const node = graph.nodes.get(asNode);
   if (!node) throw new InvalidUpdateError(`updateState: unknown node "${asNode}"`);
