@@ -141,14 +141,17 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> implem
       let command: { update?: unknown; goto?: unknown } | undefined;
       let preloaded: CheckpointTuple | undefined;
       if (input instanceof Command) {
-        if (!input.hasResume) {
-          throw new InvalidCommandError("a Command passed as run input needs { resume } (update and goto ride along with it); use updateState() to change state alone");
-        }
         command = { update: input.update, goto: input.goto };
-        if (!saver || threadId === undefined) throw new MissingCheckpointerError("resuming with Command({ resume })");
-        preloaded = await saver.getTuple({ threadId, checkpointNs: "", ...(options.checkpointId ? { checkpointId: options.checkpointId } : {}) });
-        resumeMap = await resolveResume(saver, threadId, preloaded, input.resume);
-        resuming = true;
+        if (!input.hasResume) {
+          if (input.update === undefined && input.goto === undefined) {
+            throw new InvalidCommandError("an empty Command as run input: give it resume, update or goto");
+          }
+        } else {
+          if (!saver || threadId === undefined) throw new MissingCheckpointerError("resuming with Command({ resume })");
+          preloaded = await saver.getTuple({ threadId, checkpointNs: "", ...(options.checkpointId ? { checkpointId: options.checkpointId } : {}) });
+          resumeMap = await resolveResume(saver, threadId, preloaded, input.resume);
+          resuming = true;
+        }
       } else if (input !== null && input !== undefined) {
         if (typeof input !== "object" || Array.isArray(input)) {
           throw new InvalidCommandError(`run input must be an object of state updates, a Command or null; got ${Array.isArray(input) ? "an array" : typeof input}`);

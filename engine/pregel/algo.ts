@@ -173,6 +173,19 @@ export function applyWrites(
   return updated;
 }
 
+/**
+ * Applies the writes a run-input Command saved on a checkpoint (pending
+ * writes of NULL_TASK_ID), before the step is planned.
+ */
+export function applyCommandWrites(
+  checkpoint: Pick<Checkpoint, "channelVersions" | "versionsSeen">,
+  channels: Channels,
+  writes: TaskWrites["writes"] | undefined,
+): void {
+  if (!writes || writes.length === 0) return;
+  applyWrites(checkpoint, channels, [{ name: "__command__", path: [PULL, "~command"], triggers: [], writes }], { clearUnwritten: false });
+}
+
 function maxVersion(versions: Record<string, number>): number {
   let max = 0;
   for (const chan in versions) {

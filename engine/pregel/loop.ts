@@ -19,6 +19,7 @@ import type { StreamSink } from "../stream/sink.ts";
 import type { CheckpointPayload, Namespace, TaskResultPayload } from "../stream/types.ts";
 import type { Interrupt } from "../types.ts";
 import {
+  applyCommandWrites,
   applyWrites,
   emptyCheckpoint,
   markSeenByBreakpoints,
@@ -49,7 +50,10 @@ export interface LoopParams {
   resuming: boolean;
   /** The checkpoint to continue from when the caller already loaded it (resume validation). */
   preloaded?: CheckpointTuple | undefined;
-  /** update/goto of a Command({ resume, update, goto }) run input. */
+  /**
+   * update/goto of a Command run input. With `resuming` they apply before the
+   * resumed step runs; without, they are the run's input.
+   */
   command?: { update?: unknown; goto?: unknown } | undefined;
   checkpointId?: string | undefined;
   interruptBefore: readonly string[] | "*";
@@ -114,9 +118,12 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
     config,
   });
 
-  if (p.input !== null) {
+  const refuseWhilePending = () => {
     const pending = [...records.values()].flatMap(pendingInterruptsOf);
     if (pending.length > 0) throw new PendingInterruptsError(pending.map((i) => i.id));
+  };
+  if (p.input !== null) {
+    refuseWhilePending();
     const writes: Write[] = [];
     for (const key of Object.keys(p.input)) {
       if (!graph.stateKeys.has(key)) {
@@ -133,17 +140,31 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
     });
     step += 1;
     await save("input");
+  } else if (p.command && !p.resuming) {
+    // Command({ update, goto }) without resume is input (LangGraph's rule): its
+    // writes land in an input checkpoint and the run goes on from there. The
+    // caller sent the run to its goto target: breakpoints do not stop that step.
+    refuseWhilePending();
+    const writes = commandInputWrites(p.command.update, p.command.goto, graph.stateKeys, graph.nodeNames);
+    applyWrites(checkpoint, channels, [{ name: "__input__", path: [PULL, "__input__"], triggers: [], writes }], { clearUnwritten: false });
+    markSeenByBreakpoints(checkpoint);
+    step += 1;
+    await save("input");
   } else if (!loaded) {
     return outcome("completed");
   } else {
-    // Continuing from a checkpoint: the state as it is now has been seen by breakpoints.
-    markSeenByBreakpoints(checkpoint);
     if (p.command && (p.command.update !== undefined || p.command.goto !== undefined)) {
       const writes = commandInputWrites(p.command.update, p.command.goto, graph.stateKeys, graph.nodeNames);
-      // Saved like a task's writes, so they still apply if the step pauses again first.
+      // Saved like a task's writes, so they apply again if the step pauses again first.
       if (saver && config) await saver.putWrites(config, writes, NULL_TASK_ID);
       records.set(NULL_TASK_ID, { writes, done: true, interrupts: [], resume: [], error: undefined });
     }
+    // A resume's update and goto (this call's, or an earlier partial resume's)
+    // apply before the step is planned: the resumed tasks see the update, and
+    // the goto target runs in this step (LangGraph's Command(resume, update, goto)).
+    applyCommandWrites(checkpoint, channels, records.get(NULL_TASK_ID)?.writes);
+    // Continuing from a checkpoint: the state as it is now has been seen by breakpoints.
+    markSeenByBreakpoints(checkpoint);
     if (p.checkpointId !== undefined && !p.resuming && records.size > 0) {
       // Time travel to a checkpoint whose step already ran: the steps after it
       // run again in a new branch (LangGraph's replay/fork), instead of
@@ -169,8 +190,7 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
       return { ...outcome("interrupted", open), values: valuesWithFinished(graph, checkpoint, channels, results) };
     }
     step += 1;
-    const command = records.get(NULL_TASK_ID);
-    applyWrites(checkpoint, channels, command ? [...results, { name: "__command__", path: [PULL, "~command"], triggers: [], writes: command.writes }] : results);
+    applyWrites(checkpoint, channels, results);
     await save("loop");
     stepsRun += 1;
     sink.emit("values", p.nsPath, readValues(channels, graph.publicKeyList));

@@ -1,10 +1,10 @@
 /** The state API over checkpoints: snapshots for getState/history, and updateState. */
 import { newCheckpointId } from "../checkpoint/ids.ts";
 import type { Checkpointer, CheckpointConfig, CheckpointMetadata, CheckpointTuple } from "../checkpoint/types.ts";
-import { INTERRUPT, PULL, START } from "../constants.ts";
+import { INTERRUPT, NULL_TASK_ID, PULL, START } from "../constants.ts";
 import { AmbiguousUpdateError, CheckpointNotFoundError, InvalidUpdateError } from "../errors.ts";
 import type { Interrupt } from "../types.ts";
-import { applyWrites, planTasks, readValues, restoreChannels, snapshotChannels } from "./algo.ts";
+import { applyCommandWrites, applyWrites, planTasks, readValues, restoreChannels, snapshotChannels } from "./algo.ts";
 import type { RuntimeGraph } from "./graph.ts";
 import { groupPendingWrites, pendingInterruptsOf } from "./pending.ts";
 import { nodeWrites, updatePayload } from "./writes.ts";
@@ -39,8 +39,11 @@ export function snapshotOf(graph: RuntimeGraph, tuple: CheckpointTuple | undefin
     return { values: {}, next: [], tasks: [], interrupts: [], config: undefined, metadata: undefined, createdAt: undefined, parentConfig: undefined };
   }
   const channels = restoreChannels(graph.specs, tuple.checkpoint.channelValues);
-  const planned = planTasks(tuple.checkpoint, channels, graph.planNodes, tuple.metadata.step + 1, tuple.config.checkpointNs);
   const records = groupPendingWrites(tuple.pendingWrites);
+  // A resume's update and goto apply before its step runs (loop.ts): shown the same way.
+  const versions = { channelVersions: { ...tuple.checkpoint.channelVersions }, versionsSeen: tuple.checkpoint.versionsSeen };
+  applyCommandWrites(versions, channels, records.get(NULL_TASK_ID)?.writes);
+  const planned = planTasks({ ...versions, id: tuple.checkpoint.id }, channels, graph.planNodes, tuple.metadata.step + 1, tuple.config.checkpointNs);
   const tasks: SnapshotTask[] = planned.map((t) => {
     const record = records.get(t.id);
     return {
