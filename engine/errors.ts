@@ -43,8 +43,7 @@ export type GraphValidationReason =
   | "duplicate_node"
   | "reserved_name"
   | "invalid_edge"
-  | "missing_ends"
-  | "breakpoint_without_checkpointer";
+  | "missing_ends";
 
 export class GraphValidationError extends EngineError {
   readonly reason: GraphValidationReason;

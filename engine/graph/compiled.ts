@@ -14,7 +14,7 @@ import {
   RunCancelledError,
   ThreadBusyError,
 } from "../errors.ts";
-import { NEVER_ABORTED, type RunContext, type TaskContext } from "../runtime/context.ts";
+import { NEVER_ABORTED, currentTask, type RunContext, type TaskContext } from "../runtime/context.ts";
 import { StreamQueue, StreamSink } from "../stream/sink.ts";
 import { STREAM_MODES, type StreamMode, type StreamPart } from "../stream/types.ts";
 import { Command, type Interrupt, type RunOptions, type StateOf, type StateSchema, type StreamOptions, type UpdateOf } from "../types.ts";
@@ -53,10 +53,36 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> implem
     return [...this.#runtime.nodeNames];
   }
 
-  /** Runs to the end or to the next pause and returns the state (with `__interrupt__` when paused). */
+  /**
+   * Runs to the end or to the next pause and returns the state (with
+   * `__interrupt__` when paused). Called inside a node of another graph
+   * without a `threadId`, it runs as a subgraph of that node's task.
+   */
   async invoke(input: UpdateOf<S> | Command | null | undefined, options: RunOptions<Context> = {}): Promise<RunOutput<S>> {
+    const task = options.threadId === undefined ? currentTask() : undefined;
+    if (task) return (await this.#invokeInTask(input, options, task)) as RunOutput<S>;
     const outcome = await this.#execute(input, options, StreamSink.silent, options.signal);
     return outputOf(outcome) as RunOutput<S>;
+  }
+
+  /**
+   * invoke() from inside a node (seed 002's wrapper for a subgraph with its
+   * own state schema): the graph runs under the task's run — its checkpointer,
+   * thread, answers, signal, recursion limit and stream — in a namespace of
+   * the task, like a subgraph node. Its interrupt pauses the task (and so
+   * bubbles to the root); when the node runs again after the answer, the
+   * same call continues from its checkpoints. Its own checkpointer, if any,
+   * is not used (as for a subgraph node).
+   */
+  async #invokeInTask(input: unknown, options: RunOptions<Context>, task: TaskContext): Promise<Record<string, unknown>> {
+    if (input instanceof Command) {
+      throw new InvalidCommandError("a subgraph invoked inside a node takes state input; its interrupts are answered by resuming the root graph");
+    }
+    if (input !== null && input !== undefined && (typeof input !== "object" || Array.isArray(input))) {
+      throw new InvalidCommandError(`run input must be an object of state updates or null; got ${Array.isArray(input) ? "an array" : typeof input}`);
+    }
+    const outcome = await runChild(this.#runtime, (input ?? null) as Record<string, unknown> | null, task, task.nextSubgraphSegment(), options);
+    return outcome.values;
   }
 
   /**
@@ -167,11 +193,10 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> implem
         signal: signal ?? NEVER_ABORTED,
         context: options.context,
         tags: options.tags ?? [],
+        recursionLimit: options.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
       };
-      const pick = (call: RunOptions["interruptBefore"], compiled: readonly string[] | "*") =>
-        call !== undefined && (call === "*" || call.length > 0) ? call : compiled;
-      const interruptBefore = pick(options.interruptBefore, this.#runtime.interruptBefore);
-      const interruptAfter = pick(options.interruptAfter, this.#runtime.interruptAfter);
+      const interruptBefore = pickBreakpoints(options.interruptBefore, this.#runtime.interruptBefore);
+      const interruptAfter = pickBreakpoints(options.interruptAfter, this.#runtime.interruptAfter);
       if ((interruptBefore.length > 0 || interruptAfter.length > 0) && !saver) {
         throw new MissingCheckpointerError("static breakpoints");
       }
@@ -189,7 +214,7 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> implem
         checkpointId: options.checkpointId,
         interruptBefore,
         interruptAfter,
-        recursionLimit: options.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
+        recursionLimit: run.recursionLimit,
         metadata: options.metadata ?? {},
         runSubgraph: (node, state, task) => runSubgraph(node, state, task, this.#runtime),
       });
@@ -197,8 +222,13 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> implem
   }
 
   /** @internal Runs this graph as a node of a parent graph. */
-  runAsSubgraph(state: Record<string, unknown>, task: TaskContext, nodeName: string, parentKeys: ReadonlySet<string>): Promise<unknown> {
-    return runChild(this.#runtime, state, task, nodeName, parentKeys);
+  async runAsSubgraph(state: Record<string, unknown>, task: TaskContext, nodeName: string, parentKeys: ReadonlySet<string>): Promise<unknown> {
+    const input: Record<string, unknown> = {};
+    for (const key of this.#runtime.stateKeyList) if (key in state) input[key] = state[key];
+    const outcome = await runChild(this.#runtime, input, task, `${nodeName}:${task.task.id}`);
+    const update: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(outcome.values)) if (parentKeys.has(key)) update[key] = value;
+    return update;
   }
 }
 
@@ -208,22 +238,27 @@ function runSubgraph(node: RuntimeNode, state: Record<string, unknown>, task: Ta
   return definition.subgraph.runAsSubgraph(state, task, node.name, parent.stateKeys);
 }
 
+/**
+ * Runs `child` as part of `task` (a subgraph node, or a graph invoked inside a
+ * node) in the namespace segment `segment` under the task's namespace. Throws
+ * GraphInterrupt when it pauses, so the task pauses too.
+ */
 async function runChild(
   child: RuntimeGraph,
-  state: Record<string, unknown>,
+  input: Record<string, unknown> | null,
   task: TaskContext,
-  nodeName: string,
-  parentKeys: ReadonlySet<string>,
-): Promise<unknown> {
-  const segment = `${nodeName}:${task.task.id}`;
+  segment: string,
+  options: Pick<RunOptions, "interruptBefore" | "interruptAfter" | "recursionLimit"> = {},
+): Promise<LoopOutcome> {
   const ns = task.task.checkpointNs ? `${task.task.checkpointNs}|${segment}` : segment;
   const run: RunContext = { ...task.run, signal: task.signal };
   const saver = run.checkpointer;
+  const interruptBefore = pickBreakpoints(options.interruptBefore, child.interruptBefore);
+  const interruptAfter = pickBreakpoints(options.interruptAfter, child.interruptAfter);
+  if ((interruptBefore.length > 0 || interruptAfter.length > 0) && !saver) throw new MissingCheckpointerError("static breakpoints");
   // The namespace is unique to this execution of the parent task: an existing
   // checkpoint there means the task is being re-run after a pause — continue it.
   const existing = saver && run.threadId !== undefined ? await saver.getTuple({ threadId: run.threadId, checkpointNs: ns }) : undefined;
-  const input: Record<string, unknown> = {};
-  for (const key of child.stateKeyList) if (key in state) input[key] = state[key];
   const outcome = await runLoop({
     graph: child,
     run,
@@ -233,16 +268,20 @@ async function runChild(
     parents: { [task.task.checkpointNs]: task.task.checkpointId },
     input: existing ? null : input,
     resuming: existing !== undefined,
-    interruptBefore: child.interruptBefore,
-    interruptAfter: child.interruptAfter,
-    recursionLimit: DEFAULT_RECURSION_LIMIT,
+    preloaded: existing,
+    interruptBefore,
+    interruptAfter,
+    recursionLimit: options.recursionLimit ?? run.recursionLimit,
     metadata: {},
     runSubgraph: (node, s, t) => runSubgraph(node, s, t, child),
   });
   if (outcome.status === "interrupted") throw new GraphInterrupt(outcome.interrupts);
-  const update: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(outcome.values)) if (parentKeys.has(key)) update[key] = value;
-  return update;
+  return outcome;
+}
+
+/** A non-empty per-call breakpoint list replaces the compiled one. */
+function pickBreakpoints(call: RunOptions["interruptBefore"], compiled: readonly string[] | "*"): readonly string[] | "*" {
+  return call !== undefined && (call === "*" || call.length > 0) ? call : compiled;
 }
 
 function outputOf(outcome: LoopOutcome): Record<string, unknown> {

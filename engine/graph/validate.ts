@@ -28,12 +28,8 @@ export function validateGraph(def: GraphDefinition, options: CompileOptions): vo
     if (list === undefined || list === "*") continue;
     for (const name of list) if (!def.nodes.has(name)) throw unknown(name, label);
   }
-  const hasBreakpoints =
-    (options.interruptBefore !== undefined && options.interruptBefore.length > 0) ||
-    (options.interruptAfter !== undefined && options.interruptAfter.length > 0);
-  if (hasBreakpoints && !options.checkpointer) {
-    throw new GraphValidationError("breakpoint_without_checkpointer", "static breakpoints need a checkpointer to pause and resume");
-  }
+  // Breakpoints need a checkpointer only to run: a subgraph uses its parent's,
+  // so a graph that pauses with none fails then (MissingCheckpointerError).
 
   const successors = new Map<string, Set<string>>();
   const add = (from: string, to: string) => {

@@ -33,6 +33,8 @@ export interface RunContext {
   signal: AbortSignal;
   context: unknown;
   tags: readonly string[];
+  /** The caller's limit, for the root graph and every subgraph (LangGraph passes it down too). */
+  recursionLimit: number;
 }
 
 export interface TaskIdentity {
@@ -50,6 +52,8 @@ export interface TaskIdentity {
 export class TaskContext implements RunHookHost {
   /** interrupt() calls so far in this execution of the task. */
   #counter = 0;
+  /** Subgraphs invoked from this execution of the node function so far. */
+  #subgraphCalls = 0;
   /** Answers this task has consumed, in interrupt() order (persisted as RESUME). */
   readonly resume: Interrupt[];
   /** Set when interrupt() raised; used to detect a swallowed interrupt. */
@@ -95,6 +99,17 @@ export class TaskContext implements RunHookHost {
     const raised = new GraphInterrupt([{ id, value: value === undefined ? null : value }]);
     this.raised = raised;
     throw raised;
+  }
+
+  /**
+   * The namespace segment of the next subgraph this node function invokes:
+   * the k-th call of an execution gets the same one every time the node runs
+   * again (it replays from its first line), so a resumed call finds its checkpoints.
+   */
+  nextSubgraphSegment(): string {
+    const k = this.#subgraphCalls++;
+    const segment = `${this.task.name}:${this.task.id}`;
+    return k === 0 ? segment : `${segment}:${k}`;
   }
 
   observeModelCall(info: ModelCallInfo): ModelStreamObserver | undefined {

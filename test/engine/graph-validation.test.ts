@@ -8,6 +8,7 @@ import {
   END,
   GraphValidationError,
   MemorySaver,
+  MissingCheckpointerError,
   START,
   StateGraph,
   lastValue,
@@ -103,8 +104,10 @@ describe("graph validation", () => {
     ["interruptBefore", { interruptBefore: ["a"] }],
     ["interruptAfter", { interruptAfter: ["a"] }],
     ["interruptBefore '*'", { interruptBefore: "*" as const }],
-  ])("breakpoint_without_checkpointer: %s", (_label, options) => {
-    expect(reasonOf(() => new StateGraph(schema()).addNode("a", noop).addEdge(START, "a").compile(options))).toBe("breakpoint_without_checkpointer");
+  ])("breakpoints compile without a checkpointer (a subgraph uses its parent's): %s", async (_label, options) => {
+    const graph = new StateGraph(schema()).addNode("a", noop).addEdge(START, "a").compile(options);
+    // Run on its own, a graph that could pause with nowhere to save the pause says so.
+    await expect(graph.invoke({})).rejects.toBeInstanceOf(MissingCheckpointerError);
   });
 
   it("empty breakpoint lists need no checkpointer", () => {
