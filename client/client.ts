@@ -4,12 +4,14 @@
  * `input.*` events to the queue handles they concern) and restores every
  * subscription after a reconnect before queued commands go out.
  */
-import type { ProtocolEvent } from "../hub/protocol/index.ts";
+import { assistantListSchema, healthSchema, reviewRecordSchema, whoAmISchema } from "../hub/protocol/index.ts";
+import type { AssistantInfo, HealthInfo, ProtocolEvent, ReviewRecord, WhoAmI } from "../hub/protocol/index.ts";
 import type { BackoffOptions } from "./backoff.ts";
 import { Connection, type CommandInput, type ConnectionEvents, type ConnectionState, type TokenProvider } from "./connection.ts";
 import type { IterateOptions, Unsubscribe } from "./emitter.ts";
 import { HubClientError } from "./errors.ts";
 import { QueueHandle } from "./queue.ts";
+import { RestClient, type FetchLike } from "./rest.ts";
 import { isNode, platformSocketFactory, type SocketFactory } from "./socket.ts";
 import { ThreadHandle } from "./thread.ts";
 
@@ -28,6 +30,15 @@ export interface HubClientOptions {
   random?: () => number;
   /** Node: a connection the hub has pinged and then gone silent on for this long is cut and reconnected (default 75 s). */
   idleTimeoutMs?: number;
+  /** For the REST reads (`health()`, `me()`, …); default `globalThis.fetch`. */
+  fetch?: FetchLike;
+}
+
+/** Parses a REST body with its schema; a body of another shape is a protocol_error. */
+function parseBody<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } } }, body: unknown, label: string): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new HubClientError("protocol_error", `${label}: unexpected reply: ${parsed.error.message}`, { method: label });
+  return parsed.data;
 }
 
 /** A random thread id; `randomUUID` exists only in secure contexts, so fall back to random bytes. */
@@ -52,9 +63,11 @@ export class HubClient {
   readonly #threads = new Map<string, ThreadHandle>();
   readonly #queues = new Map<string, QueueHandle>();
   readonly #offs: Unsubscribe[] = [];
+  readonly #rest: RestClient;
 
   constructor(options: HubClientOptions) {
     const factory = options.socketFactory;
+    this.#rest = new RestClient({ url: options.url, token: options.token, fetch: options.fetch, timeoutMs: options.requestTimeoutMs });
     this.#conn = new Connection({
       url: options.url,
       token: options.token,
@@ -122,6 +135,26 @@ export class HubClient {
   /** Sends any protocol command (the escape hatch); resolves with its `result`. */
   request(command: CommandInput, options: { timeoutMs?: number } = {}): Promise<Record<string, unknown>> {
     return this.#conn.request(command, options);
+  }
+
+  /** `GET /health`: liveness and the auth mode (`jwt` or `open`); needs no token. */
+  async health(): Promise<HealthInfo> {
+    return parseBody(healthSchema, await this.#rest.get("/health"), "GET /health");
+  }
+
+  /** `GET /me`: who the hub says this client is (principal, roles, token expiry). */
+  async me(): Promise<WhoAmI> {
+    return parseBody(whoAmISchema, await this.#rest.get("/me"), "GET /me");
+  }
+
+  /** `GET /assistants`: what `run()` may name. */
+  async assistants(): Promise<AssistantInfo[]> {
+    return parseBody(assistantListSchema, await this.#rest.get("/assistants"), "GET /assistants");
+  }
+
+  /** `GET /reviews/:id`: one review item with its routing, answer, audit trail and whether this client may answer it. */
+  async reviewItem(interruptId: string): Promise<ReviewRecord> {
+    return parseBody(reviewRecordSchema, await this.#rest.get(`/reviews/${encodeURIComponent(interruptId)}`), "GET /reviews/:id");
   }
 
   /** Closes the connection; pending calls fail with `client_closed`. */

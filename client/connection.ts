@@ -15,7 +15,19 @@ import type { ClientSocket, SocketFactory } from "./socket.ts";
 /** A command without its `id` (the connection assigns it). */
 export type CommandInput = ProtocolCommand extends infer C ? (C extends ProtocolCommand ? Omit<C, "id"> : never) : never;
 
-export type TokenProvider = () => string | undefined | Promise<string | undefined>;
+export interface TokenContext {
+  /**
+   * How the previous connection ended (its close code, or 4000 + the HTTP status of a
+   * refused upgrade); undefined on the first attempt. 4401 means the hub refused the last token.
+   */
+  closeCode: number | undefined;
+}
+
+/**
+ * Asked for a token before every connection attempt. Throwing a non-retryable
+ * HubClientError (e.g. `unauthenticated`) stops the client with that error.
+ */
+export type TokenProvider = (context: TokenContext) => string | undefined | Promise<string | undefined>;
 
 export type ConnectionState = "idle" | "connecting" | "open" | "reconnecting" | "closed";
 
@@ -104,6 +116,7 @@ export class Connection {
   /** Set by the first ping of a connection; checks for silence from then on. */
   #watchdog: ReturnType<typeof setInterval> | undefined;
   #lastHeard = 0;
+  #lastCloseCode: number | undefined;
 
   constructor(options: ConnectionOptions) {
     this.#o = options;
@@ -207,7 +220,7 @@ export class Connection {
 
   async #token(): Promise<string | undefined> {
     const token = this.#o.token;
-    return typeof token === "function" ? await token() : token;
+    return typeof token === "function" ? await token({ closeCode: this.#lastCloseCode }) : token;
   }
 
   async #attemptOpen(): Promise<void> {
@@ -239,6 +252,9 @@ export class Connection {
         return;
       }
     } catch (error) {
+      // A token provider that throws a non-retryable HubClientError (say `unauthenticated`:
+      // the token expired and there is no new one) stops the client instead of retrying.
+      if (error instanceof HubClientError && !error.retryable) return this.#stop(error);
       const message = error instanceof Error ? error.message : String(error);
       this.#emitter.emit("error", new HubClientError("connection_lost", `cannot open the connection: ${message}`));
       this.#scheduleRetry();
@@ -317,15 +333,19 @@ export class Connection {
     this.#failAll(new HubClientError("connection_lost", `the connection closed (${code}) before the response arrived`, { closeCode: code }), (p) => p.sent);
     const status = this.#refusedStatus;
     const effective = status === undefined ? code : (closeCodeOfStatus(status) ?? code);
+    this.#lastCloseCode = effective;
     const fatal = this.#fatal(effective, reason);
-    if (fatal) {
-      this.#setState("closed");
-      this.#emitter.emit("error", fatal);
-      this.#failAll(fatal, () => true);
-      for (const w of this.#waiters.splice(0)) w.reject(fatal);
-      return;
-    }
+    if (fatal) return this.#stop(fatal);
     this.#scheduleRetry();
+  }
+
+  /** Gives up for good: the state becomes closed and every call fails with `error`. */
+  #stop(error: HubClientError): void {
+    clearTimeout(this.#retryTimer);
+    this.#setState("closed");
+    this.#emitter.emit("error", error);
+    this.#failAll(error, () => true);
+    for (const w of this.#waiters.splice(0)) w.reject(error);
   }
 
   /** 4403/4404 always; 4401 unless a token provider can supply a fresh token. */

@@ -17,7 +17,8 @@ export type { IterateOptions, Observable, Unsubscribe } from "./emitter.ts";
 export { DEFAULT_BACKOFF, backoffDelay } from "./backoff.ts";
 export type { BackoffOptions } from "./backoff.ts";
 export { DEFAULT_REQUEST_TIMEOUT_MS, socketUrl } from "./connection.ts";
-export type { CommandInput, ConnectionEvents, ConnectionState, RequestOptions, TokenProvider } from "./connection.ts";
+export type { CommandInput, ConnectionEvents, ConnectionState, RequestOptions, TokenContext, TokenProvider } from "./connection.ts";
+export { closeModeUrl } from "./socket.ts";
 export { platformSocketFactory } from "./socket.ts";
 export type { ClientSocket, PlatformWebSocket, PlatformWebSocketConstructor, SocketFactory, SocketHandlers, SocketRequest } from "./socket.ts";
 // Pure projections, for custom stores (Redux, signals) and tests.
@@ -37,3 +38,5 @@ export { emptyQueue, queueFromSnapshot, reduceQueue } from "./projections/queue.
 export type { QueueState } from "./projections/queue.ts";
 export { admit, openGate } from "./seq-gate.ts";
 export type { SeqGate } from "./seq-gate.ts";
+export { RestClient, httpBase } from "./rest.ts";
+export type { FetchLike, RestOptions } from "./rest.ts";

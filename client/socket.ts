@@ -57,12 +57,24 @@ function textOf(data: unknown): string | null {
   return null;
 }
 
+/**
+ * The URL a platform socket opens: with `refuse=close`, because a browser
+ * never learns the HTTP status of a refused upgrade (it sees a bare 1006 and
+ * would retry forever); in close mode the hub accepts and then closes with
+ * 4401 / 4403 / 4404, which the connection can act on.
+ */
+export function closeModeUrl(url: string): string {
+  const u = new URL(url);
+  u.searchParams.set("refuse", "close");
+  return u.toString();
+}
+
 /** A factory over a WHATWG WebSocket constructor (default: `globalThis.WebSocket`). */
 export function platformSocketFactory(Ctor?: PlatformWebSocketConstructor): SocketFactory {
   return (request, handlers) => {
     const Impl = Ctor ?? platformConstructor();
     if (!Impl) throw new Error("no WebSocket implementation: pass `socketFactory` (e.g. nodeSocketFactory())");
-    const ws = new Impl(request.url);
+    const ws = new Impl(closeModeUrl(request.url));
     ws.onopen = () => handlers.onOpen();
     ws.onmessage = (event: { data: unknown }) => {
       const text = textOf(event.data);

@@ -9,7 +9,7 @@
  * Resolved questions leave
  * `pending` and are remembered (the latest 50) in `resolved`. Pure.
  */
-import type { Actor, EventOf, Namespace, PendingInterrupt, ProtocolEvent } from "../../hub/protocol/index.ts";
+import { reviewInfoSchema, type Actor, type EventOf, type Namespace, type PendingInterrupt, type ProtocolEvent, type ReviewInfo } from "../../hub/protocol/index.ts";
 
 export interface InterruptView {
   interrupt_id: string;
@@ -26,6 +26,14 @@ export interface InterruptView {
   claimed_by?: Actor;
   /** Epoch ms at which the claim lapses. */
   claim_expires_at?: number;
+  /** Routing facts (queue, deadline, candidates, response schema) from a queue copy's `review` envelope field. */
+  review?: ReviewInfo;
+}
+
+/** The `review` envelope field of a queue copy, when present and well formed. */
+function reviewOf(event: ProtocolEvent): ReviewInfo | undefined {
+  const parsed = reviewInfoSchema.safeParse(Reflect.get(event, "review"));
+  return parsed.success ? parsed.data : undefined;
 }
 
 export interface ResolvedInterrupt {
@@ -38,6 +46,12 @@ export interface ResolvedInterrupt {
   action?: EventOf<"input.expired">["params"]["data"]["action"];
   /** Why it was withdrawn (input.cancelled). */
   reason?: string;
+  /** The question, when it was pending here: what was asked, where and when. */
+  payload?: unknown;
+  namespace?: Namespace;
+  node?: string;
+  run_id?: string;
+  requested_at?: number;
 }
 
 export interface InterruptsState {
@@ -68,13 +82,26 @@ export function interruptsFromSnapshot(items: readonly PendingInterrupt[], threa
   };
 }
 
+/** What a resolved entry keeps of the question it answers. */
+function questionOf(view: InterruptView | undefined): Partial<ResolvedInterrupt> {
+  if (!view) return {};
+  return {
+    payload: view.payload,
+    namespace: view.namespace,
+    ...(view.node === undefined ? {} : { node: view.node }),
+    ...(view.run_id === undefined ? {} : { run_id: view.run_id }),
+    ...(view.requested_at === undefined ? {} : { requested_at: view.requested_at }),
+  };
+}
+
 function resolve(state: InterruptsState, ids: readonly string[], threadId: string | undefined, make: (id: string) => ResolvedInterrupt): InterruptsState {
   const hit = state.pending.some((p) => ids.some((id) => sameItem(p, id, threadId)));
   const already = ids.every((id) => state.resolved.some((r) => sameItem(r, id, threadId)));
   if (!hit && already) return state;
+  const made = ids.map((id) => ({ ...make(id), ...questionOf(state.pending.find((p) => sameItem(p, id, threadId))) }));
   return {
     pending: state.pending.filter((p) => !ids.some((id) => sameItem(p, id, threadId))),
-    resolved: [...state.resolved, ...ids.map(make)].slice(-RESOLVED_KEPT),
+    resolved: [...state.resolved, ...made].slice(-RESOLVED_KEPT),
   };
 }
 
@@ -104,8 +131,15 @@ export function reduceInterrupts(state: InterruptsState, event: ProtocolEvent): 
         requested_at: event.params.timestamp,
         status: "open",
       };
-      const rest = state.pending.filter((p) => !sameItem(p, interrupt_id, threadId));
-      return { ...state, pending: [...rest, view] };
+      const previous = state.pending.find((p) => sameItem(p, interrupt_id, threadId));
+      const review = reviewOf(event) ?? previous?.review;
+      if (review) view.review = review;
+      // A repeat (a thread event after the queue copy, a resubscribe) keeps the item's place and claim.
+      if (previous) {
+        const merged: InterruptView = { ...previous, ...view, status: previous.status, ...(previous.claimed_by ? { claimed_by: previous.claimed_by } : {}) };
+        return { ...state, pending: state.pending.map((p) => (p === previous ? merged : p)) };
+      }
+      return { ...state, pending: [...state.pending, view] };
     }
     case "input.claimed": {
       const { interrupt_id, claimed_by, expires_at } = event.params.data;

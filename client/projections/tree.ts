@@ -14,6 +14,9 @@ export interface NodeView {
   task_id: string;
   status: NodeStatus;
   error?: string;
+  /** Event timestamps (epoch ms): the task's start and its result, for durations. */
+  started_at?: number;
+  ended_at?: number;
 }
 
 export type NamespaceStatus = AgentStatus | "cancelled";
@@ -27,6 +30,9 @@ export interface NamespaceView {
   status: NamespaceStatus;
   error?: string;
   nodes: readonly NodeView[];
+  /** Timestamps (epoch ms) of its first lifecycle event and of the one that ended it. */
+  started_at?: number;
+  ended_at?: number;
 }
 
 export interface TreeState {
@@ -62,8 +68,12 @@ function onLifecycle(state: TreeState, event: EventOf<"lifecycle">): TreeState {
   let tree = state;
   if (ns.length === 0 && data.event === "started" && event.run_id !== undefined && event.run_id !== state.run_id) tree = { run_id: event.run_id, namespaces: [] };
   else if (ns.length === 0 && tree.run_id === null && event.run_id !== undefined) tree = { ...tree, run_id: event.run_id };
+  const at = event.params.timestamp;
+  const ends = data.event === "completed" || data.event === "failed" || data.event === "interrupted";
   return upsert(tree, ns, (view) => ({
     ...view,
+    started_at: view.started_at ?? at,
+    ...(ends ? { ended_at: at } : {}),
     status: data.cancelled === true ? "cancelled" : data.event,
     ...(data.graph_name === undefined ? {} : { graph_name: data.graph_name }),
     ...(event.params.node === undefined ? {} : { node: event.params.node }),
@@ -76,9 +86,19 @@ function onTask(state: TreeState, event: EventOf<"tasks">): TreeState {
   const isResult = data.result !== undefined || data.error !== undefined || data.interrupts !== undefined;
   let status: NodeStatus = "running";
   if (isResult) status = data.error ? "failed" : (data.interrupts?.length ?? 0) > 0 ? "interrupted" : "completed";
-  const node: NodeView = { name: data.name, task_id: data.id, status, ...(data.error ? { error: data.error } : {}) };
+  const time = event.params.timestamp;
   return upsert(state, event.params.namespace, (view) => {
     const at = view.nodes.findIndex((n) => n.task_id === data.id);
+    // A result without a start seen (a replay that began later) has no duration: no started_at.
+    const startedAt = at === -1 ? (isResult ? undefined : time) : view.nodes[at]?.started_at;
+    const node: NodeView = {
+      name: data.name,
+      task_id: data.id,
+      status,
+      ...(data.error ? { error: data.error } : {}),
+      ...(startedAt === undefined ? {} : { started_at: startedAt }),
+      ...(isResult ? { ended_at: time } : {}),
+    };
     const nodes = [...view.nodes];
     if (at === -1) nodes.push(node);
     else nodes[at] = node;

@@ -54,7 +54,9 @@ describe("queue handle", () => {
     await vi.waitFor(() => expect(queue.items.map((i) => i.interrupt_id)).toEqual(["i1", "i2"]), WAIT);
     hub.last.send(answered("a", "i1", 9));
     await vi.waitFor(() => expect(queue.items.map((i) => i.interrupt_id)).toEqual(["i2"]), WAIT);
-    expect(queue.resolved).toEqual([{ interrupt_id: "i1", thread_id: "a", outcome: "answered", answered_by: ada, at: 9 }]);
+    expect(queue.resolved).toEqual([
+      { interrupt_id: "i1", thread_id: "a", outcome: "answered", answered_by: ada, at: 9, payload: { q: "i1" }, namespace: ["review:t1"], node: "ask", run_id: "r1", requested_at: 1 },
+    ]);
 
     const [item] = queue.items;
     if (!item) throw new Error("no item");

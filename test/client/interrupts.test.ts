@@ -26,7 +26,10 @@ describe("interrupts projection", () => {
 
     const answered = fold([ev("input.answered", { interrupt_ids: ["i1"], answered_by: ada, answered_at: 5 })], released);
     expect(answered.pending.map((p) => p.interrupt_id)).toEqual(["i2"]);
-    expect(answered.resolved).toEqual([{ interrupt_id: "i1", thread_id: "th_1", outcome: "answered", answered_by: ada, at: 5 }]);
+    // The resolved entry keeps the question (what, where, when) for views of answered items.
+    expect(answered.resolved).toEqual([
+      { interrupt_id: "i1", thread_id: "th_1", outcome: "answered", answered_by: ada, at: 5, payload: { question: "i1?" }, namespace: [], node: "ask", run_id: "r1", requested_at: 1_767_225_600_000 },
+    ]);
   });
 
   it("a replayed request does not duplicate; a repeated answer changes nothing", () => {
@@ -50,7 +53,9 @@ describe("interrupts projection", () => {
   it("input.cancelled withdraws a question, with its reason; other questions stay", () => {
     const state = fold([requested("i1"), requested("i2"), ev("input.cancelled", { interrupt_id: "i1", cancelled_at: 42, reason: "replaced by run r9" })]);
     expect(state.pending.map((p) => p.interrupt_id)).toEqual(["i2"]);
-    expect(state.resolved).toEqual([{ interrupt_id: "i1", thread_id: "th_1", outcome: "cancelled", at: 42, reason: "replaced by run r9" }]);
+    expect(state.resolved).toEqual([
+      { interrupt_id: "i1", thread_id: "th_1", outcome: "cancelled", at: 42, reason: "replaced by run r9", payload: { question: "i1?" }, namespace: [], node: "ask", run_id: "r1", requested_at: 1_767_225_600_000 },
+    ]);
   });
 
   it("the raising task finishing without it, or the run completing, implies an answer", () => {
@@ -86,10 +91,10 @@ describe("queue projection", () => {
       requested("i9", { thread_id: "c" }),
     ].reduce(reduceQueue, snap);
     expect(next.pending.map((i) => [i.thread_id, i.interrupt_id])).toEqual([["b", "i1"], ["c", "i9"]]);
-    expect(next.resolved).toEqual([{ interrupt_id: "i1", thread_id: "a", outcome: "answered", answered_by: ada, at: 1_767_225_600_000 }]);
+    expect(next.resolved).toEqual([{ interrupt_id: "i1", thread_id: "a", outcome: "answered", answered_by: ada, at: 1_767_225_600_000, payload: 1, namespace: [] }]);
     // A withdrawn item leaves the queue; the same id on another thread stays.
     const withdrawn = reduceQueue(next, ev("input.cancelled", { interrupt_id: "i1", cancelled_at: 7, reason: "run failed" }, { thread_id: "b" }));
     expect(withdrawn.pending.map((i) => [i.thread_id, i.interrupt_id])).toEqual([["c", "i9"]]);
-    expect(withdrawn.resolved.at(-1)).toEqual({ interrupt_id: "i1", thread_id: "b", outcome: "cancelled", at: 7, reason: "run failed" });
+    expect(withdrawn.resolved.at(-1)).toEqual({ interrupt_id: "i1", thread_id: "b", outcome: "cancelled", at: 7, reason: "run failed", payload: 2, namespace: ["x:1"], node: "ask" });
   });
 });

@@ -102,19 +102,22 @@ describe("values and status", () => {
 describe("agent tree", () => {
   it("nests subgraph namespaces under their parents with their nodes", () => {
     const tree = projectThread("th_1", [
-      ev("lifecycle", { event: "started", graph_name: "outer" }, { run_id: "r1" }),
-      ev("tasks", { id: "t1", name: "research", input: {}, triggers: [] }, { node: "research" }),
-      ev("lifecycle", { event: "started", graph_name: "research" }, { run_id: "r1", namespace: ["research:t1"], node: "research" }),
-      ev("tasks", { id: "t2", name: "write", input: {}, triggers: [] }, { namespace: ["research:t1"], node: "write" }),
-      ev("lifecycle", { event: "started" }, { run_id: "r1", namespace: ["research:t1", "inner:t3"] }),
-      ev("tasks", { id: "t2", name: "write", error: "boom", result: null, interrupts: [] }, { namespace: ["research:t1"], node: "write" }),
-      ev("lifecycle", { event: "failed", error: "boom" }, { run_id: "r1", namespace: ["research:t1"] }),
+      ev("lifecycle", { event: "started", graph_name: "outer" }, { run_id: "r1", timestamp: 100 }),
+      ev("tasks", { id: "t1", name: "research", input: {}, triggers: [] }, { node: "research", timestamp: 110 }),
+      ev("lifecycle", { event: "started", graph_name: "research" }, { run_id: "r1", namespace: ["research:t1"], node: "research", timestamp: 120 }),
+      ev("tasks", { id: "t2", name: "write", input: {}, triggers: [] }, { namespace: ["research:t1"], node: "write", timestamp: 130 }),
+      ev("lifecycle", { event: "started" }, { run_id: "r1", namespace: ["research:t1", "inner:t3"], timestamp: 140 }),
+      ev("tasks", { id: "t2", name: "write", error: "boom", result: null, interrupts: [] }, { namespace: ["research:t1"], node: "write", timestamp: 175 }),
+      ev("lifecycle", { event: "failed", error: "boom" }, { run_id: "r1", namespace: ["research:t1"], timestamp: 180 }),
     ]).tree;
     const root = buildTree(tree);
-    expect(root?.nodes).toEqual([{ name: "research", task_id: "t1", status: "running" }]);
+    // Timestamps give durations: a task from its start to its result, a namespace from started to its end.
+    expect(root?.nodes).toEqual([{ name: "research", task_id: "t1", status: "running", started_at: 110 }]);
+    expect(root).toMatchObject({ started_at: 100 });
+    expect(root).not.toHaveProperty("ended_at");
     const research = root?.children[0];
-    expect(research).toMatchObject({ namespace: ["research:t1"], node: "research", graph_name: "research", status: "failed", error: "boom" });
-    expect(research?.nodes).toEqual([{ name: "write", task_id: "t2", status: "failed", error: "boom" }]);
+    expect(research).toMatchObject({ namespace: ["research:t1"], node: "research", graph_name: "research", status: "failed", error: "boom", started_at: 120, ended_at: 180 });
+    expect(research?.nodes).toEqual([{ name: "write", task_id: "t2", status: "failed", error: "boom", started_at: 130, ended_at: 175 }]);
     expect(research?.children.map((c) => c.namespace)).toEqual([["research:t1", "inner:t3"]]);
   });
 

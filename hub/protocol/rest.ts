@@ -1,0 +1,85 @@
+/**
+ * Schemas of the REST bodies a client reads (docs/PROTOCOL.md "REST
+ * endpoints"): health, the assistants, who the caller is, and a review item
+ * with its audit trail. The hub builds these bodies; the SDK parses them with
+ * these schemas, so both sides agree on one definition. Objects are loose:
+ * fields a newer hub adds pass through.
+ */
+import { z } from "zod";
+
+const str = z.string();
+const ms = z.number();
+const actor = z.looseObject({ sub: str, name: str });
+
+export const healthSchema = z.looseObject({ ok: z.boolean(), auth: z.enum(["jwt", "open"]), assistants: z.number() });
+export type HealthInfo = z.infer<typeof healthSchema>;
+
+export const assistantInfoSchema = z.looseObject({ assistant_id: str, graph_id: str, description: str.optional() });
+export const assistantListSchema = z.array(assistantInfoSchema);
+export type AssistantInfo = z.infer<typeof assistantInfoSchema>;
+
+/** `GET /me`: the authenticated principal, as the hub sees it. */
+export const whoAmISchema = z.looseObject({
+  auth: z.enum(["jwt", "open"]),
+  principal: z.looseObject({ sub: str, name: str, tenant: str, roles: z.array(str) }),
+  /** Epoch ms of the token's `exp`; null without one (and in open mode). */
+  expires_at: ms.nullable(),
+});
+export type WhoAmI = z.infer<typeof whoAmISchema>;
+
+export const REVIEW_ITEM_STATUSES = ["open", "claimed", "answered", "expired", "cancelled"] as const;
+
+export const reviewRoutingSchema = z.looseObject({
+  queue: str,
+  users: z.array(str),
+  roles: z.array(str),
+  allow_self_approval: z.boolean(),
+  expires_at: ms.nullable(),
+  on_expire: z.looseObject({ response: z.unknown() }).optional(),
+  response_schema: z.unknown().optional(),
+});
+export type ReviewRoutingJson = z.infer<typeof reviewRoutingSchema>;
+
+export const auditEntrySchema = z.looseObject({ at: ms, kind: str, by: actor.optional(), reason: str.optional(), detail: z.unknown().optional() });
+
+/** Whether the caller may answer the item now, and if not, why (the refusal the hub would give). */
+export const reviewViewerSchema = z.looseObject({ may_answer: z.boolean(), code: str.optional(), reason: str.optional() });
+export type ReviewViewer = z.infer<typeof reviewViewerSchema>;
+
+export const reviewRecordSchema = z.looseObject({
+  interrupt_id: str,
+  thread_id: str,
+  run_id: str,
+  namespace: z.array(str),
+  node: str.nullable(),
+  payload: z.unknown(),
+  status: z.enum(REVIEW_ITEM_STATUSES),
+  queue: str,
+  routing: reviewRoutingSchema,
+  claim: z.looseObject({ claimed_by: actor, expires_at: ms.nullable() }).nullable(),
+  answer: z.looseObject({ response: z.unknown(), answered_by: actor, answered_at: ms.nullable() }).nullable(),
+  started_by: str,
+  created_at: ms.nullable(),
+  expires_at: ms.nullable(),
+  resumed_at: ms.nullable(),
+  audit: z.array(auditEntrySchema).optional(),
+  viewer: reviewViewerSchema.optional(),
+});
+export type ReviewRecord = z.infer<typeof reviewRecordSchema>;
+
+/**
+ * The extension envelope field `review` on the queue copies of `input.requested`
+ * (snapshot and live): the item's routing and facts an inbox shows without a
+ * request per item.
+ */
+export const reviewInfoSchema = z.looseObject({
+  queue: str,
+  assistant_id: str.nullable().optional(),
+  created_at: ms.nullable().optional(),
+  expires_at: ms.nullable(),
+  users: z.array(str),
+  roles: z.array(str),
+  response_schema: z.unknown().optional(),
+  has_default: z.boolean().optional(),
+});
+export type ReviewInfo = z.infer<typeof reviewInfoSchema>;
