@@ -1,0 +1,122 @@
+/**
+ * The frame around every view: brand and navigation (with the live count of
+ * open items), who you are and how the hub authenticates, token expiry, the
+ * connection banner, and the routed view. The inbox queue is followed here,
+ * for the page's whole life, so the count and presence stay live everywhere.
+ */
+import { useEffect, useMemo, type ReactNode } from "react";
+import { Avatar } from "./components/people.tsx";
+import { countdown } from "./format.ts";
+import { hasRole, useConnectionState, useNow, useQueueItems, useSession } from "./hub.tsx";
+import { hrefOf, useRoute } from "./router.ts";
+import { InboxView, INBOX_QUEUE } from "./views/inbox.tsx";
+import { ItemView } from "./views/item.tsx";
+import { RunView } from "./views/run.tsx";
+import { ThreadsView } from "./views/threads.tsx";
+
+function ConnectionBanner(): ReactNode {
+  const { client } = useSession();
+  const state = useConnectionState(client);
+  if (state === "open" || state === "idle") return null;
+  const text = state === "connecting" ? "Connecting to the hub…" : state === "reconnecting" ? "Reconnecting… the page will catch up where it left off." : "Disconnected from the hub.";
+  return (
+    <div className={`banner ${state === "closed" ? "banner-bad" : "banner-warn"}`} role="status" aria-live="polite">
+      <span className="spinner" aria-hidden="true" />
+      {text}
+      {state === "closed" && (
+        <button type="button" className="btn btn-small" onClick={() => window.location.reload()}>
+          Reload
+        </button>
+      )}
+    </div>
+  );
+}
+
+function Identity(): ReactNode {
+  const { me, signOut } = useSession();
+  const now = useNow(15_000);
+  const { principal } = me;
+  const roles = principal.roles.join(", ") || "no roles";
+  return (
+    <div className="identity">
+      {me.auth === "open" ? (
+        <span className="pill pill-warn" title="SWITCHBOARD_JWT_SECRET is not set: every request is the dev principal with all roles">
+          Open dev mode
+        </span>
+      ) : (
+        me.expires_at !== null && <span className="muted small">token expires {countdown(me.expires_at, now)}</span>
+      )}
+      <span className="who" aria-label={`Signed in as ${principal.name} (${roles})`}>
+        <Avatar person={principal} />
+        <span className="who-text">
+          <span className="who-name">{principal.name}</span>
+          <span className="who-roles">{roles}</span>
+        </span>
+      </span>
+      {me.auth === "jwt" && (
+        <button type="button" className="btn btn-small btn-quiet" onClick={() => signOut()}>
+          Sign out
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Shell(): ReactNode {
+  const { client, me } = useSession();
+  const route = useRoute();
+  const reviewer = hasRole(me, "reviewer");
+  const inbox = useMemo(() => client.queue(INBOX_QUEUE), [client]);
+  const { items } = useQueueItems(inbox);
+  useEffect(() => {
+    if (reviewer) void inbox.subscribe().catch(() => undefined);
+  }, [inbox, reviewer]);
+
+  let view: ReactNode;
+  switch (route.view) {
+    case "inbox":
+      view = <InboxView queue={inbox} />;
+      break;
+    case "item":
+      view = <ItemView key={`${route.threadId}/${route.interruptId}`} threadId={route.threadId} interruptId={route.interruptId} queue={inbox} />;
+      break;
+    case "threads":
+      view = <ThreadsView />;
+      break;
+    case "thread":
+      view = <RunView key={route.threadId} threadId={route.threadId} />;
+      break;
+    case "missing":
+      view = (
+        <main className="page">
+          <h1>Nothing here</h1>
+          <p>
+            No page at <code>{route.path}</code>. <a href={hrefOf({ view: "inbox" })}>Go to the inbox</a>.
+          </p>
+        </main>
+      );
+      break;
+  }
+  const section = route.view === "thread" || route.view === "threads" ? "threads" : "inbox";
+  return (
+    <div className="app">
+      <header className="topbar">
+        <a className="brand" href="#/">
+          <span className="brand-mark" aria-hidden="true" />
+          Switchboard
+        </a>
+        <nav aria-label="Main">
+          <a href="#/" aria-current={section === "inbox" ? "page" : undefined}>
+            Inbox{reviewer && <span className="count" aria-label={`${items.length} open`}>{items.length}</span>}
+          </a>
+          <a href="#/threads" aria-current={section === "threads" ? "page" : undefined}>
+            Threads
+          </a>
+        </nav>
+        <Identity />
+      </header>
+      <ConnectionBanner />
+      {view}
+    </div>
+  );
+}

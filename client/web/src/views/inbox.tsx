@@ -1,0 +1,268 @@
+/**
+ * The inbox: every open review item this person may answer, across threads
+ * and queues, pushed live by the hub (no polling). Each row says what is
+ * asked, where it comes from, its age and deadline, who claimed it and who
+ * else is looking; answered, expired and withdrawn items stay a while, saying
+ * who and when. Filters (queue, assistant), sorting, and j / k / Enter.
+ */
+import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import type { InterruptView, PresenceEntry, QueueHandle, ResolvedInterrupt } from "../../../index.ts";
+import { Avatars, peopleOf, type Person } from "../components/people.tsx";
+import { StatusPill } from "../components/status.tsx";
+import { ago, countdown, shortId, summarize } from "../format.ts";
+import { hasRole, useNow, useQueueItems, useSession } from "../hub.tsx";
+import { hrefOf } from "../router.ts";
+
+/** The hub's queue name for "every queue I may answer" (docs/PROTOCOL.md, review queues). */
+export const INBOX_QUEUE = "*";
+/** How long answered / expired / withdrawn items stay listed, greyed, after they leave the queue. */
+const RESOLVED_VISIBLE_MS = 10 * 60_000;
+
+type Sort = "oldest" | "newest" | "expiry";
+const NOBODY: Person[] = [];
+
+interface Row {
+  key: string;
+  threadId: string;
+  interruptId: string;
+  payload: unknown;
+  queue: string;
+  assistant: string;
+  node: string | undefined;
+  requestedAt: number | undefined;
+  expiresAt: number | null;
+  open?: InterruptView;
+  resolved?: ResolvedInterrupt;
+}
+
+function rowOfOpen(item: InterruptView): Row {
+  return {
+    key: `${item.thread_id ?? ""}/${item.interrupt_id}`,
+    threadId: item.thread_id ?? "",
+    interruptId: item.interrupt_id,
+    payload: item.payload,
+    queue: item.review?.queue ?? "default",
+    assistant: item.review?.assistant_id ?? "",
+    node: item.node,
+    requestedAt: item.review?.created_at ?? item.requested_at,
+    expiresAt: item.review?.expires_at ?? null,
+    open: item,
+  };
+}
+
+function outcomeText(r: ResolvedInterrupt, now: number): string {
+  const when = ago(r.at, now);
+  switch (r.outcome) {
+    case "answered":
+      return `answered by ${r.answered_by?.name ?? "someone"}${when ? ` · ${when}` : ""}`;
+    case "expired":
+      return `expired${r.action === "default_response" ? " (default answer applied)" : ""}${when ? ` · ${when}` : ""}`;
+    case "cancelled":
+      return `withdrawn${r.reason ? `: ${r.reason}` : ""}${when ? ` · ${when}` : ""}`;
+  }
+}
+
+const InboxRow = memo(function InboxRow({ row, now, looking, selected, me }: { row: Row; now: number; looking: Person[]; selected: boolean; me: string }): ReactNode {
+  const claimedBy = row.open?.claimed_by;
+  const done = row.resolved !== undefined;
+  const others = looking.filter((p) => p.sub !== me);
+  return (
+    <tr className={`${done ? "row-done" : ""} ${selected ? "row-selected" : ""}`} data-interrupt={row.interruptId} aria-selected={selected}>
+      <td className="cell-what">
+        <a href={hrefOf({ view: "item", threadId: row.threadId, interruptId: row.interruptId })} className="item-link" data-row-link>
+          {summarize(row.payload)}
+        </a>
+        <div className="cell-sub">
+          {row.assistant && <span>{row.assistant}</span>}
+          <a href={hrefOf({ view: "thread", threadId: row.threadId })} className="muted" aria-label={`Run view of thread ${row.threadId}`}>
+            {shortId(row.threadId)}
+          </a>
+          {row.node && <span className="mono muted">{row.node}</span>}
+          {row.queue !== "default" && <span className="tag">{row.queue}</span>}
+        </div>
+      </td>
+      <td className="cell-age">{ago(row.requestedAt, now)}</td>
+      <td className="cell-expiry">{row.expiresAt !== null && !done ? <span className={row.expiresAt - now < 60_000 ? "text-warn" : ""}>{countdown(row.expiresAt, now)}</span> : <span className="muted">—</span>}</td>
+      <td className="cell-status">
+        {done && row.resolved ? (
+          <span className="outcome">
+            <StatusPill status={row.resolved.outcome} />
+            <span className="small">{outcomeText(row.resolved, now)}</span>
+          </span>
+        ) : claimedBy ? (
+          <span className="outcome">
+            <StatusPill status="claimed" />
+            <span className="small">{claimedBy.sub === me ? "by you" : `by ${claimedBy.name}`}</span>
+          </span>
+        ) : (
+          <StatusPill status="open" />
+        )}
+      </td>
+      <td className="cell-looking">{others.length > 0 ? <Avatars people={others} label="Also looking" /> : null}</td>
+    </tr>
+  );
+});
+
+function lookingAt(presence: readonly PresenceEntry[]): Map<string, Person[]> {
+  const map = new Map<string, Person[]>();
+  for (const entry of presence) {
+    const id = entry.state["looking_at"];
+    if (typeof id !== "string") continue;
+    for (const person of peopleOf([entry])) {
+      const list = map.get(id) ?? [];
+      if (!list.some((p) => p.sub === person.sub)) list.push(person);
+      map.set(id, list);
+    }
+  }
+  return map;
+}
+
+export function InboxView({ queue }: { queue: QueueHandle }): ReactNode {
+  const { me } = useSession();
+  const { items, resolved, presence } = useQueueItems(queue);
+  const now = useNow(1000);
+  const [queueFilter, setQueueFilter] = useState("");
+  const [assistantFilter, setAssistantFilter] = useState("");
+  const [sort, setSort] = useState<Sort>("oldest");
+  const [selected, setSelected] = useState(0);
+  const tableRef = useRef<HTMLTableSectionElement>(null);
+  const reviewer = hasRole(me, "reviewer");
+
+  useEffect(() => {
+    if (!reviewer) return;
+    void queue.setPresence({ view: "inbox" }).catch(() => undefined);
+  }, [queue, reviewer]);
+
+  // Questions that left the queue stay visible a while, with their outcome.
+  const seen = useRef(new Map<string, Row>());
+  const rows = useMemo(() => {
+    const open = items.map(rowOfOpen);
+    for (const row of open) seen.current.set(row.key, row);
+    const done: Row[] = [];
+    for (const r of resolved) {
+      const key = `${r.thread_id ?? ""}/${r.interrupt_id}`;
+      const before = seen.current.get(key);
+      if (!before || (r.at !== undefined && now - r.at > RESOLVED_VISIBLE_MS)) continue;
+      const { open: _open, ...rest } = before;
+      done.push({ ...rest, resolved: r });
+    }
+    const all = [...open, ...done.filter((d) => !open.some((o) => o.key === d.key))];
+    const filtered = all.filter((r) => (queueFilter === "" || r.queue === queueFilter) && (assistantFilter === "" || r.assistant === assistantFilter));
+    const time = (r: Row) => r.requestedAt ?? 0;
+    const sorters: Record<Sort, (a: Row, b: Row) => number> = {
+      oldest: (a, b) => time(a) - time(b),
+      newest: (a, b) => time(b) - time(a),
+      expiry: (a, b) => (a.expiresAt ?? Infinity) - (b.expiresAt ?? Infinity) || time(a) - time(b),
+    };
+    // Open items first; what was resolved sinks below them.
+    return filtered.sort((a, b) => Number(a.resolved !== undefined) - Number(b.resolved !== undefined) || sorters[sort](a, b));
+    // `now` only matters for dropping old resolved rows: recompute every minute, not every second.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [items, resolved, queueFilter, assistantFilter, sort, Math.floor(now / 60_000)]);
+
+  const queues = useMemo(() => [...new Set(items.map((i) => i.review?.queue ?? "default"))].sort(), [items]);
+  const assistants = useMemo(() => [...new Set(items.map((i) => i.review?.assistant_id ?? "").filter(Boolean))].sort(), [items]);
+  const looking = useMemo(() => lookingAt(presence), [presence]);
+  const watchers = useMemo(() => peopleOf(presence).filter((p) => p.sub !== me.principal.sub), [presence, me.principal.sub]);
+  const openCount = rows.filter((r) => !r.resolved).length;
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.target instanceof HTMLElement && e.target.closest("input, textarea, select")) return;
+      if (e.key !== "j" && e.key !== "k") return;
+      e.preventDefault();
+      setSelected((s) => {
+        const next = Math.max(0, Math.min(rows.length - 1, s + (e.key === "j" ? 1 : -1)));
+        tableRef.current?.querySelectorAll<HTMLElement>("[data-row-link]")[next]?.focus();
+        return next;
+      });
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [rows.length]);
+
+  if (!reviewer) {
+    return (
+      <main className="page">
+        <h1>Inbox</h1>
+        <div className="empty">
+          <p>
+            You are signed in as <strong>{me.principal.roles.join(", ") || "no role"}</strong>: review items go to reviewers.
+          </p>
+          <p>
+            Watch runs live in <a href="#/threads">Threads</a>.
+          </p>
+        </div>
+      </main>
+    );
+  }
+
+  return (
+    <main className="page">
+      <div className="page-head">
+        <div>
+          <h1>Inbox</h1>
+          <p className="muted">
+            {openCount === 0 ? "Nothing waits for you." : `${openCount} open item${openCount === 1 ? "" : "s"} you may answer`}
+            {watchers.length > 0 && <> · also in the inbox: {watchers.map((w) => w.name).join(", ")}</>}
+          </p>
+        </div>
+        <div className="toolbar" role="group" aria-label="Filters">
+          <label className="select">
+            <span>Queue</span>
+            <select value={queueFilter} onChange={(e) => setQueueFilter(e.target.value)}>
+              <option value="">All queues</option>
+              {queues.map((q) => (
+                <option key={q}>{q}</option>
+              ))}
+            </select>
+          </label>
+          <label className="select">
+            <span>Assistant</span>
+            <select value={assistantFilter} onChange={(e) => setAssistantFilter(e.target.value)}>
+              <option value="">All assistants</option>
+              {assistants.map((a) => (
+                <option key={a}>{a}</option>
+              ))}
+            </select>
+          </label>
+          <label className="select">
+            <span>Sort</span>
+            <select value={sort} onChange={(e) => setSort(e.target.value as Sort)}>
+              <option value="oldest">Oldest first</option>
+              <option value="newest">Newest first</option>
+              <option value="expiry">Expiring soonest</option>
+            </select>
+          </label>
+        </div>
+      </div>
+      {rows.length === 0 ? (
+        <div className="empty">
+          <p>No open review items. New questions appear here the moment an agent asks.</p>
+        </div>
+      ) : (
+        <table className="inbox" aria-label="Review items">
+          <thead>
+            <tr>
+              <th scope="col">What is asked</th>
+              <th scope="col">Age</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span className="visually-hidden">Also looking</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody ref={tableRef}>
+            {rows.map((row, i) => (
+              <InboxRow key={row.key} row={row} now={now} looking={looking.get(row.interruptId) ?? NOBODY} selected={i === selected} me={me.principal.sub} />
+            ))}
+          </tbody>
+        </table>
+      )}
+      <p className="hint shortcuts">
+        <kbd>j</kbd> <kbd>k</kbd> move · <kbd>Enter</kbd> open · in an item: <kbd>a</kbd> approve, <kbd>n</kbd> next item, <kbd>c</kbd> claim, <kbd>Esc</kbd> back
+      </p>
+    </main>
+  );
+}

@@ -1,0 +1,215 @@
+/**
+ * The live run view of one thread (a shareable URL): message text growing
+ * token by token, the node timeline with durations and nested subgraphs, the
+ * public state, every question with its answer and who gave it, who is
+ * watching, and — for operators — start and cancel.
+ */
+import { useEffect, useMemo, useState, type ReactNode } from "react";
+import type { AgentTree, MessageView, ResolvedInterrupt } from "../../../index.ts";
+import type { AssistantInfo, ReviewRecord } from "../../../../hub/protocol/index.ts";
+import { JsonTree } from "../components/json-tree.tsx";
+import { Avatars, peopleOf } from "../components/people.tsx";
+import { StatusPill } from "../components/status.tsx";
+import { ago, duration, shortId, summarize } from "../format.ts";
+import { hasRole, useNow, useSession, useThread, useThreadSlice } from "../hub.tsx";
+import { hrefOf } from "../router.ts";
+import { OperatorPanel } from "./operator.tsx";
+
+function Message({ message }: { message: MessageView }): ReactNode {
+  const streaming = message.status === "streaming";
+  return (
+    <article className={`message ${streaming ? "message-live" : ""}`} aria-label={`Message from ${message.node ?? message.role}`}>
+      <header className="message-head">
+        <span className="mono">{message.node ?? message.role}</span>
+        {message.namespace.length > 0 && <span className="muted small">in {message.namespace.map((s) => s.split(":")[0]).join(" › ")}</span>}
+        {streaming ? <StatusPill status="running" label="streaming" /> : message.status === "error" ? <StatusPill status="failed" label="cut short" /> : null}
+        {message.usage && <span className="muted small">{message.usage.output_tokens} tokens</span>}
+      </header>
+      {message.reasoning && <p className="reasoning">{message.reasoning}</p>}
+      <p className="message-text" data-testid="message-text">
+        {message.text}
+        {streaming && <span className="caret" aria-hidden="true" />}
+      </p>
+      {message.toolCalls.map((call, i) => (
+        <div key={call.id ?? i} className="tool-call">
+          <span className="mono">{call.name ?? "tool"}</span> <code>{call.args ? JSON.stringify(call.args) : call.argsText}</code>
+        </div>
+      ))}
+      {message.error && <p className="field-error">{message.error.message}</p>}
+    </article>
+  );
+}
+
+function Timeline({ tree, now }: { tree: AgentTree; now: number }): ReactNode {
+  const span = (start?: number, end?: number, live?: boolean) => (start === undefined ? "" : duration((end ?? (live ? now : start)) - start));
+  return (
+    <div className="tl-ns">
+      <div className="tl-ns-head">
+        <span className="mono">{tree.namespace.length === 0 ? (tree.graph_name ?? "run") : `${tree.node ?? tree.namespace.at(-1)} › ${tree.graph_name ?? "subgraph"}`}</span>
+        <StatusPill status={tree.status} />
+        <span className="muted small">{span(tree.started_at, tree.ended_at, tree.status === "running" || tree.status === "started")}</span>
+      </div>
+      <ol className="tl-nodes">
+        {tree.nodes.map((node) => (
+          <li key={node.task_id} className={`tl-node tl-${node.status}`}>
+            <span className="tl-dot" aria-hidden="true" />
+            <span className="mono">{node.name}</span>
+            <span className="small">{node.status}</span>
+            <span className="muted small">{span(node.started_at, node.ended_at, node.status === "running")}</span>
+            {node.error && <span className="field-error small">{node.error}</span>}
+          </li>
+        ))}
+      </ol>
+      {tree.children.map((child) => (
+        <div key={child.key} className="tl-child">
+          <Timeline tree={child} now={now} />
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** An answered question with the answer itself, read from its review item. */
+function ResolvedQuestion({ item, now }: { item: ResolvedInterrupt; now: number }): ReactNode {
+  const { client } = useSession();
+  const [record, setRecord] = useState<ReviewRecord | null>(null);
+  useEffect(() => {
+    let gone = false;
+    client.reviewItem(item.interrupt_id).then((r) => !gone && setRecord(r), () => undefined);
+    return () => {
+      gone = true;
+    };
+  }, [client, item.interrupt_id]);
+  const answer = record?.answer;
+  return (
+    <li className="question question-done">
+      <div className="question-head">
+        <StatusPill status={item.outcome} />
+        <span>{summarize(item.payload ?? record?.payload, 100)}</span>
+      </div>
+      <div className="small">
+        {item.outcome === "answered" ? <>answered by <strong>{item.answered_by?.name ?? answer?.answered_by.name ?? "someone"}</strong></> : item.outcome}
+        {item.at !== undefined && <span className="muted"> · {ago(item.at, now)}</span>}
+        {item.reason && <span className="muted"> · {item.reason}</span>}
+      </div>
+      {answer && (
+        <div className="answer-value">
+          <span className="muted small">Answer</span> <code>{JSON.stringify(answer.response)}</code>
+        </div>
+      )}
+    </li>
+  );
+}
+
+export function RunView({ threadId }: { threadId: string }): ReactNode {
+  const { client, me } = useSession();
+  const { thread, error } = useThread(threadId);
+  const messages = useThreadSlice(thread, "messages");
+  const values = useThreadSlice(thread, "values");
+  const status = useThreadSlice(thread, "status");
+  const tree = useThreadSlice(thread, "tree");
+  const pending = useThreadSlice(thread, "interrupts");
+  const resolved = useThreadSlice(thread, "resolved");
+  const presence = useThreadSlice(thread, "presence");
+  const now = useNow(status.status === "running" || status.status === "started" ? 250 : 1000);
+  const [assistants, setAssistants] = useState<AssistantInfo[]>([]);
+  const [copied, setCopied] = useState(false);
+
+  useEffect(() => {
+    void thread.setPresence({ view: "run" }).catch(() => undefined);
+    return () => void thread.setPresence(null).catch(() => undefined);
+  }, [thread]);
+  useEffect(() => {
+    client.assistants().then(setAssistants, () => undefined);
+  }, [client]);
+
+  const viewers = useMemo(() => peopleOf(presence), [presence]);
+  const graphName = tree?.graph_name;
+  const assistant = assistants.find((a) => a.graph_id === graphName || a.assistant_id === graphName)?.assistant_id;
+  const url = `${window.location.origin}/${hrefOf({ view: "thread", threadId })}`;
+  const reviewer = hasRole(me, "reviewer");
+
+  return (
+    <main className="page run-page">
+      <nav className="crumbs" aria-label="Breadcrumb">
+        <a href="#/threads">← Threads</a>
+      </nav>
+      <div className="page-head">
+        <div>
+          <h1>
+            Thread <span className="mono">{shortId(threadId, 12)}</span>
+          </h1>
+          <div className="meta-row">
+            <span aria-label="Run status">
+              <StatusPill status={status.status} />
+            </span>
+            {assistant && <span>{assistant}</span>}
+            {status.run_id && <span className="muted mono small">run {shortId(status.run_id)}</span>}
+            {status.error && <span className="field-error small">{status.error}</span>}
+          </div>
+        </div>
+        <div className="toolbar">
+          <Avatars people={viewers} label="Watching" />
+          {viewers.length > 0 && <span className="muted small">{viewers.length} watching</span>}
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => {
+              void navigator.clipboard?.writeText(url).then(() => setCopied(true), () => undefined);
+            }}
+          >
+            {copied ? "Link copied" : "Copy link"}
+          </button>
+        </div>
+      </div>
+      {error && (
+        <div className="notice notice-bad" role="alert">
+          {error.message}
+        </div>
+      )}
+      {hasRole(me, "operator") && <OperatorPanel thread={thread} status={status} assistants={assistants} assistant={assistant} />}
+      <div className="run-grid">
+        <div className="run-main">
+          <section className="card" aria-labelledby="messages-h">
+            <h2 id="messages-h">Messages</h2>
+            {messages.length === 0 ? <p className="muted">No messages in this run yet.</p> : messages.map((m) => <Message key={m.key} message={m} />)}
+          </section>
+          <section className="card" aria-labelledby="questions-h">
+            <h2 id="questions-h">Questions</h2>
+            {pending.length === 0 && resolved.length === 0 && <p className="muted">No questions asked.</p>}
+            <ul className="questions">
+              {pending.map((q) => (
+                <li key={q.interrupt_id} className="question">
+                  <div className="question-head">
+                    <StatusPill status={q.status} />
+                    <span>{summarize(q.payload, 100)}</span>
+                  </div>
+                  <div className="small muted">
+                    {q.node && <span className="mono">{q.node}</span>} asked {ago(q.requested_at, now)}
+                    {q.claimed_by && <> · claimed by {q.claimed_by.name}</>}
+                  </div>
+                  <a className="btn btn-small" href={hrefOf({ view: "item", threadId, interruptId: q.interrupt_id })}>
+                    {reviewer ? "Open to answer" : "Open"}
+                  </a>
+                </li>
+              ))}
+              {[...resolved].reverse().map((r) => (
+                <ResolvedQuestion key={r.interrupt_id} item={r} now={now} />
+              ))}
+            </ul>
+          </section>
+        </div>
+        <div className="run-side">
+          <section className="card" aria-labelledby="timeline-h">
+            <h2 id="timeline-h">Timeline</h2>
+            {tree ? <Timeline tree={tree} now={now} /> : <p className="muted">Nothing has run yet.</p>}
+          </section>
+          <section className="card" aria-labelledby="state-h">
+            <h2 id="state-h">State</h2>
+            {values ? <JsonTree value={values} label="Thread state" /> : <p className="muted">No state yet.</p>}
+          </section>
+        </div>
+      </div>
+    </main>
+  );
+}
