@@ -4,8 +4,8 @@
  * `input.*` events to the queue handles they concern) and restores every
  * subscription after a reconnect before queued commands go out.
  */
-import { assistantListSchema, healthSchema, reviewRecordSchema, whoAmISchema } from "../hub/protocol/index.ts";
-import type { AssistantInfo, HealthInfo, ProtocolEvent, ReviewRecord, WhoAmI } from "../hub/protocol/index.ts";
+import { ALL_QUEUES, assistantListSchema, healthSchema, reviewRecordSchema, threadListSchema, whoAmISchema } from "../hub/protocol/index.ts";
+import type { AssistantInfo, HealthInfo, ProtocolEvent, ReviewRecord, ThreadRecordJson, WhoAmI } from "../hub/protocol/index.ts";
 import type { BackoffOptions } from "./backoff.ts";
 import { Connection, type CommandInput, type ConnectionEvents, type ConnectionState, type TokenProvider } from "./connection.ts";
 import type { IterateOptions, Unsubscribe } from "./emitter.ts";
@@ -152,6 +152,11 @@ export class HubClient {
     return parseBody(assistantListSchema, await this.#rest.get("/assistants"), "GET /assistants");
   }
 
+  /** `GET /threads`: the tenant's recent threads with their status, newest first. */
+  async listThreads(limit = 50): Promise<ThreadRecordJson[]> {
+    return parseBody(threadListSchema, await this.#rest.get(`/threads?limit=${limit}`), "GET /threads").threads;
+  }
+
   /** `GET /reviews/:id`: one review item with its routing, answer, audit trail and whether this client may answer it. */
   async reviewItem(interruptId: string): Promise<ReviewRecord> {
     return parseBody(reviewRecordSchema, await this.#rest.get(`/reviews/${encodeURIComponent(interruptId)}`), "GET /reviews/:id");
@@ -202,7 +207,8 @@ function wantsQueueEvent(queue: QueueHandle, event: ProtocolEvent, threadSubscri
   switch (event.method) {
     case "input.requested": {
       const named: unknown = Reflect.get(event, "queue") ?? event.params.data["queue"];
-      if (typeof named === "string") return named === queue.name;
+      // The "*" handle follows every queue: any queue copy joins it.
+      if (typeof named === "string") return named === queue.name || queue.name === ALL_QUEUES;
       return event.seq === undefined || !threadSubscribed;
     }
     case "input.answered":

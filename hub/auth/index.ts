@@ -1,7 +1,7 @@
 /** hub/auth: who is calling (bearer JWT or open dev mode) and what they may do. */
 export { AuthConfigError, permissionDenied, unauthenticated } from "./errors.ts";
 export type { AuthConfigErrorCode, AuthFailure } from "./errors.ts";
-export { MIN_SECRET_BYTES, createAuthenticator, mintToken } from "./jwt.ts";
+export { MIN_SECRET_BYTES, createAuthenticator, mintToken, tokenExpiry } from "./jwt.ts";
 export type { AuthResult, Authenticator, AuthenticatorOptions, MintClaims } from "./jwt.ts";
 export {
   ADMIN_ROLE,

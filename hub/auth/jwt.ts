@@ -2,7 +2,7 @@
  * Bearer JWT verification (HS256 only) and minting, on `jose`. Without a
  * secret the authenticator runs in open dev mode: everyone is DEV_PRINCIPAL.
  */
-import { SignJWT, decodeProtectedHeader, errors, jwtVerify } from "jose";
+import { SignJWT, decodeJwt, decodeProtectedHeader, errors, jwtVerify } from "jose";
 import type { JWTPayload } from "jose";
 import { AuthConfigError, unauthenticated } from "./errors.ts";
 import type { AuthFailure } from "./errors.ts";
@@ -132,6 +132,17 @@ function headerAlg(token: string): unknown {
     return decodeProtectedHeader(token.trim()).alg;
   } catch {
     return undefined;
+  }
+}
+
+/** The `exp` of a token (epoch ms) that has been verified already; null without one. */
+export function tokenExpiry(token: string | undefined): number | null {
+  if (token === undefined) return null;
+  try {
+    const { exp } = decodeJwt(token.trim());
+    return typeof exp === "number" ? exp * 1000 : null;
+  } catch {
+    return null;
   }
 }
 

@@ -6,7 +6,7 @@
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { cors } from "hono/cors";
-import { checkPermission, type Principal } from "../auth/index.ts";
+import { checkPermission, tokenExpiry, tokenFromRequest, type Principal } from "../auth/index.ts";
 import { SwitchboardError, decodeCommand, errorResponse, errorResponseOf, httpStatusOf } from "../protocol/index.ts";
 import { toSwitchboardError } from "../runs/index.ts";
 import { renderReviewMetrics } from "../metrics.ts";
@@ -17,6 +17,7 @@ import { openSseStream } from "./sse.ts";
 import { principalOf } from "../auth/request.ts";
 import type { AppHooks } from "./hooks.ts";
 import { addReviewRoutes } from "./reviews.ts";
+import { addWebApp } from "./static.ts";
 
 type Env = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };
 
@@ -50,11 +51,25 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
     return c.text(text, 200, { "content-type": "text/plain; version=0.0.4" });
   });
 
+  addWebApp(app, hooks.webRoot);
+
   app.use("*", async (c, next) => {
     const result = await principalOf(services.auth, c.req.raw.headers, new URL(c.req.url));
     if (!result.ok) return c.json({ error: result.code, message: result.message }, result.status, result.status === 401 ? { "www-authenticate": 'Bearer error="invalid_token"' } : {});
     c.set("principal", result.principal);
     await next();
+  });
+
+  // Who the caller is, for pages that must show it (and when their token expires).
+  app.get("/me", (c) => {
+    const principal = c.get("principal");
+    const found = services.auth.mode === "jwt" ? tokenFromRequest(c.req.raw.headers, new URL(c.req.url)) : undefined;
+    const token = found?.ok ? found.token : undefined;
+    return c.json({
+      auth: services.auth.mode,
+      principal: { sub: principal.sub, name: principal.name, tenant: principal.tenant, roles: [...principal.roles] },
+      expires_at: tokenExpiry(token),
+    });
   });
 
   app.get("/assistants", (c) =>
@@ -75,6 +90,20 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
       const thread = await runs.ensureThread(threadId, principal, true);
       const created = Object.keys(metadata).length > 0 ? ((await store.updateThread(threadId, { metadata })) ?? thread) : thread;
       return c.json(threadJson(created, []), 201);
+    } catch (error) {
+      return fail(error);
+    }
+  });
+
+  // Recent threads of the caller's tenant, newest first (the web app's threads list).
+  app.get("/threads", async (c) => {
+    try {
+      const principal = c.get("principal");
+      const denied = checkPermission(principal, "read");
+      if (denied) throw new SwitchboardError("permission_denied", denied.message);
+      const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 50) || 50, 1), 200);
+      const threads = await store.listThreads(principal.tenant, { limit });
+      return c.json({ threads: threads.map((t) => threadJson(t, [])) });
     } catch (error) {
       return fail(error);
     }

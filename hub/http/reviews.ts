@@ -7,7 +7,7 @@
 import type { Hono } from "hono";
 import type { Principal } from "../auth/index.ts";
 import { SwitchboardError, encodeEvent, httpStatusOf, type ProtocolEvent } from "../protocol/index.ts";
-import { activeClaim, claimedEvent, requestedEvent } from "../review/index.ts";
+import { activeClaim, claimedEvent, mayAnswer, requestedEvent } from "../review/index.ts";
 import { auditJson, reviewItemJson } from "./review-json.ts";
 import { refusalError } from "../review/index.ts";
 import { toSwitchboardError } from "../runs/index.ts";
@@ -33,9 +33,13 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
     try {
       const id = c.req.param("interrupt_id");
       await reviews.settled();
-      const found = await reviews.service.review(c.get("principal"), id);
+      const principal = c.get("principal");
+      const found = await reviews.service.review(principal, id);
       if (!found.ok) throw refusalError(found, id);
-      return c.json({ ...reviewItemJson(found.item), audit: found.audit.map(auditJson) });
+      // Whether the caller may answer now, and if not the refusal they would get (pages show it before anyone types).
+      const verdict = mayAnswer(principal, found.item, Date.now());
+      const viewer = verdict.ok ? { may_answer: true } : { may_answer: false, code: verdict.code, reason: verdict.message };
+      return c.json({ ...reviewItemJson(found.item), audit: found.audit.map(auditJson), viewer });
     } catch (error) {
       return failJson(error);
     }

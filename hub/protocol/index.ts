@@ -22,5 +22,5 @@ export type { DecodeCommandResult } from "./schema.ts";
 export { COMMAND_METHODS, EVENT_METHODS, THREADLESS_METHODS } from "./types.ts";
 export { KNOWN_DELTA_TYPES } from "./event-schema.ts";
 export type * from "./types.ts";
-export { assistantListSchema, healthSchema, reviewInfoSchema, reviewRecordSchema, whoAmISchema } from "./rest.ts";
-export type { AssistantInfo, HealthInfo, ReviewInfo, ReviewRecord, ReviewRoutingJson, ReviewViewer, WhoAmI } from "./rest.ts";
+export { ALL_QUEUES, assistantListSchema, healthSchema, threadListSchema, threadRecordSchema, reviewInfoSchema, reviewRecordSchema, whoAmISchema } from "./rest.ts";
+export type { AssistantInfo, HealthInfo, ThreadRecordJson, ReviewInfo, ReviewRecord, ReviewRoutingJson, ReviewViewer, WhoAmI } from "./rest.ts";

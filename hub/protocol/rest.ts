@@ -27,6 +27,25 @@ export const whoAmISchema = z.looseObject({
 });
 export type WhoAmI = z.infer<typeof whoAmISchema>;
 
+/**
+ * The queue name that means "every queue": `queue.subscribe { queue: "*" }`
+ * follows all items the subscriber may answer, in any queue (the web inbox).
+ * Routing never puts an item in a queue of this name.
+ */
+export const ALL_QUEUES = "*";
+
+/** A thread record as `GET /threads` and `GET /threads/:id` return it. */
+export const threadRecordSchema = z.looseObject({
+  thread_id: str,
+  assistant_id: str.nullable(),
+  status: z.enum(["idle", "busy", "interrupted", "error"]),
+  metadata: z.record(str, z.unknown()),
+  created_at: str,
+  updated_at: str,
+});
+export type ThreadRecordJson = z.infer<typeof threadRecordSchema>;
+export const threadListSchema = z.looseObject({ threads: z.array(threadRecordSchema) });
+
 export const REVIEW_ITEM_STATUSES = ["open", "claimed", "answered", "expired", "cancelled"] as const;
 
 export const reviewRoutingSchema = z.looseObject({

@@ -30,6 +30,7 @@ import type {
   Checkpoint,
 } from "@langchain/protocol";
 import type { ErrorCode } from "./errors.ts";
+import type { ReviewInfo } from "./rest.ts";
 
 export type {
   AgentStatus,
@@ -309,6 +310,8 @@ export interface EventEnvelope {
   run_seq?: number;
   /** Extension: the review queue, on the copies a queue subscription delivers. */
   queue?: string;
+  /** Extension: the item's routing facts, on the queue copies of `input.requested`. */
+  review?: ReviewInfo;
 }
 
 export interface EventParams<D> {

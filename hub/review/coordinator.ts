@@ -34,6 +34,9 @@ export interface ReviewConfig {
   clock?: () => number;
 }
 
+/** Threads whose assistant is remembered for queue copies (the store answers the rest). */
+const ASSISTANT_CACHE_SIZE = 10_000;
+
 /** Thread metadata key (and `run.start` param) of the resume policy: "batch" (default) or "eager". */
 export const RESUME_POLICY_KEY = "review_policy";
 
@@ -66,6 +69,8 @@ export class ReviewCoordinator implements RunObserver {
   readonly #clock: () => number;
   readonly #registering = new Set<Promise<void>>();
   readonly #policies = new Map<string, ResumePolicy>();
+  /** Assistant of each thread that raised an item lately (for queue copies' `review` field); bounded. */
+  readonly #assistants = new Map<string, string | null>();
   #timer: NodeJS.Timeout | undefined;
   #timerAt: number | undefined;
   #closed = false;
@@ -127,9 +132,29 @@ export class ReviewCoordinator implements RunObserver {
     while (this.#registering.size > 0) await Promise.all([...this.#registering]);
   }
 
+  /** The assistant a thread runs, as queue copies name it (cached from the item's registration). */
+  assistantOf(threadId: string): string | null {
+    return this.#assistants.get(threadId) ?? null;
+  }
+
+  /** The same, read from the store when not cached (queue snapshots of items from before a restart). */
+  async loadAssistantOf(threadId: string, tenant: string): Promise<string | null> {
+    if (this.#assistants.has(threadId)) return this.assistantOf(threadId);
+    const thread = await this.#o.hubStore.getThread(threadId, tenant);
+    this.#rememberAssistant(threadId, thread?.assistantId ?? null);
+    return thread?.assistantId ?? null;
+  }
+
+  #rememberAssistant(threadId: string, assistantId: string | null): void {
+    this.#assistants.delete(threadId);
+    this.#assistants.set(threadId, assistantId);
+    if (this.#assistants.size > ASSISTANT_CACHE_SIZE) this.#assistants.delete(this.#assistants.keys().next().value ?? "");
+  }
+
   async #register(run: RunInfo, event: Extract<ProtocolEvent, { method: "input.requested" }>): Promise<void> {
+    const thread = await this.#o.hubStore.getThread(run.threadId, run.tenant);
+    this.#rememberAssistant(run.threadId, thread?.assistantId ?? null);
     if (!this.#policies.has(run.threadId)) {
-      const thread = await this.#o.hubStore.getThread(run.threadId, run.tenant);
       const policy = resumePolicyOf(thread?.metadata[RESUME_POLICY_KEY]);
       if (policy) this.#policies.set(run.threadId, policy);
     }

@@ -3,7 +3,7 @@
  * `seq` / `event_id` when it appends them to the thread log; these carry the
  * thread and run ids so it knows where they go.
  */
-import type { EventOf, EventParams, InputCancelledData, InputExpiredData } from "../protocol/index.ts";
+import type { EventOf, EventParams, InputCancelledData, InputExpiredData, ReviewInfo } from "../protocol/index.ts";
 import type { Actor, ReviewItem } from "./types.ts";
 
 export type ReviewWireEvent =
@@ -72,4 +72,22 @@ export function expiredEvent(item: ReviewItem, action: InputExpiredData["action"
 export function cancelledEvent(item: ReviewItem, reason: string, now: number): EventOf<"input.cancelled"> {
   const data: InputCancelledData = { interrupt_id: item.interruptId, cancelled_at: now, reason };
   return { ...envelope(item), method: "input.cancelled", params: params(item, now, data) };
+}
+
+/**
+ * The `review` envelope field of a queue copy of `input.requested`: routing
+ * facts an inbox lists without asking for each item (hub/protocol ReviewInfo).
+ */
+export function reviewInfo(item: ReviewItem, assistantId: string | null): ReviewInfo {
+  const ms = (iso: string | null) => (iso === null ? null : Date.parse(iso));
+  return {
+    queue: item.routing.queue,
+    assistant_id: assistantId,
+    created_at: ms(item.createdAt),
+    expires_at: ms(item.expiresAt),
+    users: [...item.routing.users],
+    roles: [...item.routing.roles],
+    has_default: item.routing.onExpire !== undefined,
+    ...(item.routing.responseSchema === undefined ? {} : { response_schema: item.routing.responseSchema }),
+  };
 }

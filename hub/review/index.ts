@@ -3,7 +3,7 @@
  * first-answer-wins decisions, claims, expiry, audit — the review store port,
  * and the coordinator that wires them into runs, transports and queues.
  */
-export { answeredEvent, claimedEvent, expiredEvent, releasedEvent, requestedEvent } from "./events.ts";
+export { answeredEvent, claimedEvent, expiredEvent, releasedEvent, requestedEvent, reviewInfo } from "./events.ts";
 export type { ReviewEvent, ReviewWireEvent } from "./events.ts";
 export { checkSchema, validateJson } from "./json-schema.ts";
 export { activeClaim, hasOverride, isCandidate, isDue, mayAnswer, mayClaim, mayRelease, mayView } from "./policy.ts";

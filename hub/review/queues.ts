@@ -6,7 +6,7 @@
  */
 import { nanoid } from "nanoid";
 import type { Principal } from "../auth/index.ts";
-import type { ProtocolEvent } from "../protocol/index.ts";
+import { ALL_QUEUES, type ProtocolEvent } from "../protocol/index.ts";
 import { mayAnswer } from "./policy.ts";
 import type { ReviewItem } from "./types.ts";
 
@@ -44,7 +44,7 @@ export class QueueFanout {
 
   deliver(item: ReviewItem, event: ProtocolEvent): void {
     for (const listener of this.#listeners.values()) {
-      if (listener.queue !== item.routing.queue || listener.principal.tenant !== item.tenant) continue;
+      if ((listener.queue !== ALL_QUEUES && listener.queue !== item.routing.queue) || listener.principal.tenant !== item.tenant) continue;
       if (!mayEverAnswer(listener.principal, item)) continue;
       listener.deliver(event, item);
     }

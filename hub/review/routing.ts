@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { ADMIN_ROLE } from "../auth/index.ts";
+import { ALL_QUEUES } from "../protocol/index.ts";
 import { checkSchema } from "./json-schema.ts";
 import type { JsonSchema, Routing } from "./types.ts";
 
@@ -86,9 +87,12 @@ const schemaField = z.union([z.boolean(), z.record(z.string(), z.unknown())]).su
   for (const message of checkSchema(schema)) ctx.addIssue({ code: "custom", message });
 });
 
+/** A queue name: "*" is reserved for subscriptions to every queue. */
+const queueName = name.refine((q) => q !== ALL_QUEUES, { message: `"${ALL_QUEUES}" is reserved (it subscribes to every queue)` });
+
 /** One schema per `review` field, parsed independently. */
 const REVIEW_FIELDS = {
-  queue: name,
+  queue: queueName,
   users: z.array(name).max(1000),
   roles: z.array(name).max(100),
   expiresIn: duration,
@@ -101,7 +105,7 @@ type ReviewFields = { [K in keyof typeof REVIEW_FIELDS]?: z.output<(typeof REVIE
 /** What a hook may return: the normalized Routing, each field optional. */
 const HOOK_RESULT = z
   .object({
-    queue: name,
+    queue: queueName,
     users: z.array(name),
     roles: z.array(name),
     expiresAt: z.iso.datetime().nullable(),

@@ -6,6 +6,7 @@
  * It starts no timers itself: the hub schedules tick() (see nextDeadline()).
  */
 import type { Principal } from "../auth/index.ts";
+import { ALL_QUEUES } from "../protocol/index.ts";
 import { answeredEvent, cancelledEvent, claimedEvent, expiredEvent, releasedEvent, requestedEvent } from "./events.ts";
 import type { ReviewEvent } from "./events.ts";
 import { mayAnswer, mayView } from "./policy.ts";
@@ -200,7 +201,7 @@ export class ReviewService {
   /** Queue view: pending items the principal may answer now, or could once a claim ends. */
   async openItemsFor(principal: Principal, queue: string): Promise<ReviewItem[]> {
     const now = this.#clock();
-    const items = await this.#store.listItems({ tenant: principal.tenant, queue, status: PENDING_STATUSES });
+    const items = await this.#store.listItems({ tenant: principal.tenant, ...(queue === ALL_QUEUES ? {} : { queue }), status: PENDING_STATUSES });
     return items.filter((item) => {
       const verdict = mayAnswer(principal, item, now);
       return verdict.ok || verdict.code === "claim_held";

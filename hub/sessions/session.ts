@@ -13,7 +13,7 @@ import type { Principal } from "../auth/index.ts";
 import type { PresenceResult } from "../presence/index.ts";
 import { channelOf, decodeCommand, encodeResponse, errorResponse, errorResponseOf, matchesSubscription } from "../protocol/index.ts";
 import type { Channel, ErrorResponse, ProtocolEvent, SubscriptionFilter } from "../protocol/index.ts";
-import { activeClaim, claimedEvent, requestedEvent } from "../review/index.ts";
+import { activeClaim, claimedEvent, requestedEvent, reviewInfo } from "../review/index.ts";
 import type { PresenceRoomRef } from "../presence/index.ts";
 import type { HubServices } from "../services.ts";
 import type { ThreadRecord } from "../runs/index.ts";
@@ -239,7 +239,8 @@ export class Session implements SubscriptionHost {
         // A connection that follows the thread got this event from the thread's log. Not so
         // input.requested: the queue's copy (named by `queue`) is what puts the item in the queue view.
         if (event.method !== "input.requested" && this.#attachment(item.threadId)?.wants(event)) return;
-        const copy: ProtocolEvent = { ...event, queue: item.routing.queue };
+        const copy: ProtocolEvent =
+          event.method === "input.requested" ? { ...event, queue: item.routing.queue, review: reviewInfo(item, reviews.assistantOf(item.threadId)) } : { ...event, queue: item.routing.queue };
         if (held) held.push(copy);
         else this.#outbox.sendEvent(copy);
       },
@@ -248,9 +249,12 @@ export class Session implements SubscriptionHost {
     metrics.subscriptions++;
     const now = Date.now();
     const items = await reviews.service.openItemsFor(principal, queue);
-    const snapshot: ProtocolEvent[] = items.flatMap((item) =>
-      [requestedEvent(item, now), ...(activeClaim(item, now) ? [claimedEvent(item, now)] : [])].map((e) => ({ ...e, queue: item.routing.queue })),
-    );
+    const assistants = new Map<string, string | null>();
+    for (const item of items) if (!assistants.has(item.threadId)) assistants.set(item.threadId, await reviews.loadAssistantOf(item.threadId, item.tenant));
+    const snapshot: ProtocolEvent[] = items.flatMap((item) => [
+      { ...requestedEvent(item, now), queue: item.routing.queue, review: reviewInfo(item, assistants.get(item.threadId) ?? null) },
+      ...(activeClaim(item, now) ? [{ ...claimedEvent(item, now), queue: item.routing.queue }] : []),
+    ]);
     const room = this.#joinPresence({ tenant: principal.tenant, kind: "queue", id: queue });
     if (room) snapshot.push(room);
     const start = (): void => {
