@@ -42,6 +42,11 @@ export interface HubConfig {
   /** HS256 secret; undefined = open dev mode. */
   jwtSecret?: string | undefined;
   assistants?: AssistantFactory;
+  /**
+   * Directory of the built web app served at `/` (default: client/web/dist of
+   * this package; null serves no app). Build it with `npm run build:web`.
+   */
+  webRoot?: string | null;
   /** Demo token delay (ms) when the default demo assistants are served. */
   demoTokenDelayMs?: number;
   limits?: Partial<HubLimits>;

@@ -6,6 +6,7 @@
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
 import { createAdaptorServer } from "@hono/node-server";
 import { createAuthenticator } from "./auth/index.ts";
 import { DEFAULT_LIMITS, consoleLogger, type HubConfig } from "./config.ts";
@@ -21,6 +22,9 @@ import { SubscriptionDirectory } from "./sessions/directory.ts";
 import { openStorage } from "./storage/index.ts";
 import { ThreadLogs } from "./threads/index.ts";
 import { attachWebSockets, type WebSocketGlue } from "./ws/server.ts";
+
+/** The web app's build output in this package (client/web/dist). */
+export const DEFAULT_WEB_ROOT = fileURLToPath(new URL("../client/web/dist", import.meta.url));
 
 export interface Hub {
   readonly services: HubServices;
@@ -77,6 +81,7 @@ export async function createHub(config: HubConfig = {}): Promise<Hub> {
 
   const streams = new Set<() => void>();
   const app = createApp(services, {
+    webRoot: config.webRoot === undefined ? DEFAULT_WEB_ROOT : config.webRoot,
     trackStream(end) {
       streams.add(end);
       return () => streams.delete(end);
