@@ -4,7 +4,7 @@
  * `input.*` events to the queue handles they concern) and restores every
  * subscription after a reconnect before queued commands go out.
  */
-import { ALL_QUEUES, assistantListSchema, healthSchema, reviewRecordSchema, threadListSchema, whoAmISchema } from "../hub/protocol/index.ts";
+import { ALL_QUEUES, assistantListSchema, healthSchema, reviewRecordSchema, threadListSchema, threadRecordSchema, whoAmISchema } from "../hub/protocol/index.ts";
 import type { AssistantInfo, HealthInfo, ProtocolEvent, ReviewRecord, ThreadRecordJson, WhoAmI } from "../hub/protocol/index.ts";
 import type { BackoffOptions } from "./backoff.ts";
 import { Connection, type CommandInput, type ConnectionEvents, type ConnectionState, type TokenProvider } from "./connection.ts";
@@ -155,6 +155,11 @@ export class HubClient {
   /** `GET /threads`: the tenant's recent threads with their status, newest first. */
   async listThreads(limit = 50): Promise<ThreadRecordJson[]> {
     return parseBody(threadListSchema, await this.#rest.get(`/threads?limit=${limit}`), "GET /threads").threads;
+  }
+
+  /** `GET /threads/:id`: one thread's record (assistant, status, metadata). */
+  async getThread(threadId: string): Promise<ThreadRecordJson> {
+    return parseBody(threadRecordSchema, await this.#rest.get(`/threads/${encodeURIComponent(threadId)}`), "GET /threads/:id");
   }
 
   /** `GET /reviews/:id`: one review item with its routing, answer, audit trail and whether this client may answer it. */

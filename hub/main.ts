@@ -2,6 +2,8 @@
 import { configFromEnv, startHub } from "./index.ts";
 
 const hub = await startHub(configFromEnv());
+// The ready line: the URL to open (the web app is served at `/`).
+console.log(`[switchboard] ready — open ${hub.url}/ in a browser${hub.services.auth.mode === "jwt" ? " (sign in with: switchboard token --sub you --roles reviewer --link)" : ""}`);
 const shutdown = (signal: string): void => {
   console.log(`[switchboard] ${signal}: shutting down`);
   hub.close().then(

@@ -56,7 +56,7 @@ export const serveCommand: Command = {
       throw new CliError(`the hub did not start: ${error instanceof Error ? error.message : String(error)}`);
     }
     const names = hub.services.assistants.list().map((a) => a.id);
-    ctx.stdout.write(`switchboard hub ready at ${hub.url} (assistants: ${names.join(", ")})\n`);
+    ctx.stdout.write(`switchboard hub ready at ${hub.url} (assistants: ${names.join(", ")}) — web app: ${hub.url}/\n`);
     if (hub.services.auth.mode === "jwt") ctx.stdout.write("auth: JWT — clients need a token: switchboard token --sub you --roles observer,reviewer,operator\n");
     ctx.stdout.write(`next, in another terminal: switchboard run ${names[0] ?? "<assistant>"} --url ${hub.url}\n`);
     await aborted(ctx.signal);

@@ -20,7 +20,17 @@ Options:
   --tenant <t>      the tenant (the hub's default tenant when omitted)
   --name <name>     display name shown to other reviewers (answered by …)
   --expires <span>  lifetime, e.g. 15m, 1h, 7d (default 1h; "never" for no exp)
+  --link            print a sign-in URL for the web app instead of the bare token:
+                    it hands the token to the page once (kept in the tab's
+                    sessionStorage, removed from the address bar)
+  --url <url>       the hub the link opens (default $SWITCHBOARD_URL or http://localhost:8787)
   -h, --help        this help`;
+
+/** The web app's sign-in link: the token travels in the fragment, which never reaches a server or its logs. */
+export function signInLink(hubUrl: string, token: string): string {
+  const base = hubUrl.replace(/\/+$/, "");
+  return `${base}/#token=${encodeURIComponent(token)}`;
+}
 
 const OPTIONS = {
   sub: { type: "string" },
@@ -28,6 +38,8 @@ const OPTIONS = {
   tenant: { type: "string" },
   name: { type: "string" },
   expires: { type: "string" },
+  link: { type: "boolean" },
+  url: { type: "string" },
 } as const;
 
 export const tokenCommand: Command = {
@@ -58,7 +70,7 @@ export const tokenCommand: Command = {
       const missing = (["observer", "reviewer", "operator"] as const).filter((r) => !roles.includes(r));
       if (missing.includes("observer")) ctx.stderr.write(`note: without "observer" this token cannot watch or review threads (roles: observer = read, reviewer = answer, operator = start runs)\n`);
     }
-    ctx.stdout.write(`${token}\n`);
+    ctx.stdout.write(values.link ? `${signInLink(values.url ?? ctx.env["SWITCHBOARD_URL"] ?? "http://localhost:8787", token)}\n` : `${token}\n`);
     return EXIT.ok;
   },
 };

@@ -9,7 +9,7 @@ import { useCallback, useEffect, useRef, useState, type ReactNode } from "react"
 import { HubClient, HubClientError, platformSocketFactory } from "../../index.ts";
 import { Shell } from "./shell.tsx";
 import { SessionProvider, type Session } from "./hub.tsx";
-import { forgetToken, isExpired, readClaims, storedToken, storeToken } from "./session.ts";
+import { adoptTokenFromUrl, forgetToken, isExpired, readClaims, storedToken, storeToken } from "./session.ts";
 import { SignIn } from "./views/signin.tsx";
 
 type Phase = { kind: "loading" } | { kind: "signin"; reason?: string | undefined } | { kind: "ready"; session: Session } | { kind: "down"; message: string };
@@ -79,7 +79,18 @@ export function App(): ReactNode {
 
   useEffect(() => {
     void start();
-    return () => clientRef.current?.close();
+    // A sign-in link opened in a tab that already shows the app changes only the fragment.
+    const onHash = () => {
+      if (adoptTokenFromUrl()) {
+        clientRef.current?.close();
+        void start();
+      }
+    };
+    window.addEventListener("hashchange", onHash);
+    return () => {
+      window.removeEventListener("hashchange", onHash);
+      clientRef.current?.close();
+    };
   }, [start]);
 
   // Expiry and refusals end the session visibly.

@@ -101,6 +101,19 @@ function ResolvedQuestion({ item, now }: { item: ResolvedInterrupt; now: number 
   );
 }
 
+/** Newest first, one entry per question (a replay can resolve the same question twice). */
+function latestPer(resolved: readonly ResolvedInterrupt[]): ResolvedInterrupt[] {
+  const seen = new Set<string>();
+  const out: ResolvedInterrupt[] = [];
+  for (let i = resolved.length - 1; i >= 0; i--) {
+    const r = resolved[i];
+    if (!r || seen.has(r.interrupt_id)) continue;
+    seen.add(r.interrupt_id);
+    out.push(r);
+  }
+  return out;
+}
+
 export function RunView({ threadId }: { threadId: string }): ReactNode {
   const { client, me } = useSession();
   const { thread, error } = useThread(threadId);
@@ -119,13 +132,18 @@ export function RunView({ threadId }: { threadId: string }): ReactNode {
     void thread.setPresence({ view: "run" }).catch(() => undefined);
     return () => void thread.setPresence(null).catch(() => undefined);
   }, [thread]);
+  const [recordAssistant, setRecordAssistant] = useState<string | null>(null);
   useEffect(() => {
     client.assistants().then(setAssistants, () => undefined);
   }, [client]);
+  // The thread's assistant, from its record (a resync's snapshot does not name the graph).
+  useEffect(() => {
+    client.getThread(threadId).then((t) => setRecordAssistant(t.assistant_id), () => undefined);
+  }, [client, threadId, status.status]);
 
   const viewers = useMemo(() => peopleOf(presence), [presence]);
   const graphName = tree?.graph_name;
-  const assistant = assistants.find((a) => a.graph_id === graphName || a.assistant_id === graphName)?.assistant_id;
+  const assistant = recordAssistant ?? assistants.find((a) => a.graph_id === graphName || a.assistant_id === graphName)?.assistant_id;
   const url = `${window.location.origin}/${hrefOf({ view: "thread", threadId })}`;
   const reviewer = hasRole(me, "reviewer");
 
@@ -193,7 +211,7 @@ export function RunView({ threadId }: { threadId: string }): ReactNode {
                   </a>
                 </li>
               ))}
-              {[...resolved].reverse().map((r) => (
+              {latestPer(resolved).map((r) => (
                 <ResolvedQuestion key={r.interrupt_id} item={r} now={now} />
               ))}
             </ul>

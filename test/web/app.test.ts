@@ -1,0 +1,221 @@
+/**
+ * The web app end to end: Debian's Chromium (playwright-core) against a real
+ * hub on port 0 serving the built app. Reviewers race, an observer watches,
+ * the hub restarts mid-run, parallel questions are answered from two tabs,
+ * and JWT sign-in works by link and ends when the token expires. One browser
+ * for the file; a context per person.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HubClient } from "../../client/index.ts";
+import { signInLink } from "../../client/cli/commands/token.ts";
+import { mintToken } from "../../hub/auth/index.ts";
+import { REVIEW_DRAFT, demoAssistants, silentLogger, startHub, type HubConfig } from "../../hub/index.ts";
+import { hasChromium, launchBrowser, openPage } from "../support/browser.ts";
+
+const SECRET = "web-e2e-secret-that-is-32-bytes-long!";
+const UI = { timeout: 15_000 };
+type RunningHub = Awaited<ReturnType<typeof startHub>>;
+
+let browser: Browser;
+const cleanups: Array<() => Promise<void> | void> = [];
+
+beforeAll(async () => {
+  execFileSync(process.execPath, [join(import.meta.dirname, "../../client/web/build.mjs")], { stdio: "inherit" });
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+  await browser?.close();
+});
+
+async function hubWith(config: HubConfig & { tokenDelayMs?: number } = {}): Promise<RunningHub> {
+  const { tokenDelayMs, ...rest } = config;
+  const hub = await startHub({ port: 0, dataDir: null, logger: silentLogger, assistants: demoAssistants({ tokenDelayMs: tokenDelayMs ?? 2 }), ...rest });
+  cleanups.push(() => hub.close());
+  return hub;
+}
+
+function sdk(hub: { url: string }, token?: string): HubClient {
+  const client = new HubClient({ url: hub.url, ...(token ? { token } : {}), reconnect: { initialDelayMs: 20, maxDelayMs: 200 } });
+  cleanups.push(() => client.close());
+  return client;
+}
+
+async function person(url: string): Promise<Page> {
+  const { context, page, errors } = await openPage(browser, url);
+  cleanups.push(async () => {
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+  return page;
+}
+
+const token = (sub: string, name: string, roles: string[], expiresIn = "1h") => mintToken({ sub, name, roles, expiresIn }, SECRET);
+
+describe.skipIf(!hasChromium())("the web app in Chromium", { timeout: 60_000 }, () => {
+  it("two reviewers see the item appear live, race Approve: one wins, the other is told who", async () => {
+    const hub = await hubWith({ jwtSecret: SECRET });
+    const ada = await person(signInLink(hub.url, await token("u_ada", "Ada", ["reviewer", "observer"])));
+    const bob = await person(signInLink(hub.url, await token("u_bob", "Bob", ["reviewer", "observer"])));
+    for (const page of [ada, bob]) await page.getByText("Nothing waits for you.").waitFor(UI);
+
+    const operator = sdk(hub, await token("u_olive", "Olive", ["operator", "observer"]));
+    const thread = operator.thread("race-1");
+    await thread.run("review", { topic: "the launch" });
+
+    // The item appears in both inboxes without a reload, with the start of its draft.
+    for (const page of [ada, bob]) {
+      const link = page.getByRole("link", { name: /^Dear team, the quarterly release/ });
+      await link.waitFor(UI);
+      await link.click();
+      await page.getByRole("button", { name: "Approve" }).waitFor(UI);
+    }
+    // Both press Approve at the same moment (one shared clock, one timer in each page).
+    const at = Date.now() + 400;
+    const press = (page: Page) =>
+      page.evaluate((when) => new Promise<void>((resolve) => setTimeout(() => (document.querySelector<HTMLButtonElement>('[data-shortcut="approve"]')?.click(), resolve()), when - Date.now())), at);
+    await Promise.all([press(ada), press(bob)]);
+
+    const outcome = async (page: Page) => {
+      const alert = page.getByRole("alert").filter({ hasText: "answered first" });
+      const sent = page.getByRole("status").filter({ hasText: "Answer sent" });
+      await alert.or(sent).first().waitFor(UI);
+      return (await sent.count()) > 0 ? "won" : ((await alert.textContent()) ?? "");
+    };
+    // (The loser's answer reached the hub and was refused with already_answered, naming the winner.)
+    const results = await Promise.all([outcome(ada), outcome(bob)]);
+    const winners = results.filter((r) => r === "won");
+    expect(winners).toHaveLength(1);
+    const loser = results.find((r) => r !== "won") ?? "";
+    const winnerName = results[0] === "won" ? "Ada" : "Bob";
+    expect(loser).toContain(`${winnerName} answered first`);
+
+    // The run's page shows the resume and the answer, with who gave it.
+    const winnerPage = results[0] === "won" ? ada : bob;
+    await winnerPage.getByRole("link", { name: "Watch the run" }).click();
+    await winnerPage.locator('[aria-label="Run status"]').getByText("completed").waitFor(UI);
+    await winnerPage.getByText(`answered by ${winnerName}`).waitFor(UI);
+    await winnerPage.getByText('{"approve":true}').waitFor(UI);
+  });
+
+  it("an observer watches review: the draft grows, the question, the answer and the final state; no answer controls", async () => {
+    const hub = await hubWith({ jwtSecret: SECRET, tokenDelayMs: 25 });
+    const watcher = await person(signInLink(hub.url, await token("u_obi", "Obi", ["observer"])));
+    await watcher.getByText("review items go to reviewers").waitFor(UI);
+    await watcher.goto(`${hub.url}/#/threads/watched-1`);
+    await watcher.getByRole("heading", { name: "Messages" }).waitFor(UI);
+
+    const operator = sdk(hub, await token("u_olive", "Olive", ["operator", "observer"]));
+    const thread = operator.thread("watched-1");
+    await thread.run("review", { topic: "the launch" });
+
+    const text = watcher.getByTestId("message-text");
+    await text.waitFor(UI);
+    const lengths: number[] = [];
+    for (let i = 0; i < 40 && (lengths.length < 2 || lengths.at(-1) === lengths[0]); i++) {
+      lengths.push(((await text.textContent()) ?? "").length);
+      await watcher.waitForTimeout(60);
+    }
+    expect(lengths.at(-1)).toBeGreaterThan(lengths[0] ?? 0);
+    expect(lengths.at(-1)).toBeLessThan(REVIEW_DRAFT.length);
+
+    // Then the question; the observer may open it but gets no answer controls.
+    await watcher.getByRole("link", { name: "Open" }).waitFor(UI);
+    expect(await text.textContent()).toBe(REVIEW_DRAFT);
+    expect(await watcher.getByRole("link", { name: "Open to answer" }).count()).toBe(0);
+    await watcher.getByRole("link", { name: "Open" }).click();
+    await watcher.getByText("Read only.").waitFor(UI);
+    expect(await watcher.getByRole("button", { name: /Approve|Reject|Claim|Send/ }).count()).toBe(0);
+    await watcher.getByRole("link", { name: "Run view" }).click();
+
+    const reviewer = sdk(hub, await token("u_rita", "Rita", ["reviewer", "observer"]));
+    const reviewed = reviewer.thread("watched-1");
+    await reviewed.subscribe(["input"]);
+    const [question] = reviewed.interrupts.length > 0 ? reviewed.interrupts : [await new Promise<{ interrupt_id: string }>((resolve) => reviewed.on("interrupts", (list) => list[0] && resolve(list[0])))];
+    await reviewed.respond(question?.interrupt_id ?? "", { approve: true });
+
+    await watcher.getByText("answered by Rita").waitFor(UI);
+    await watcher.locator('[aria-label="Run status"]').getByText("completed").waitFor(UI);
+    await watcher.getByRole("group", { name: "Thread state" }).getByText("decision").first().waitFor(UI);
+    expect(await watcher.getByRole("group", { name: "Thread state" }).textContent()).not.toContain("answer:");
+  });
+
+  it("the hub restarts mid-run: the page reconnects, shows the current state, and no text is doubled", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sb-web-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    let hub = await startHub({ port: 0, dataDir: dir, logger: silentLogger, assistants: demoAssistants({ tokenDelayMs: 40 }) });
+    const port = hub.port;
+    cleanups.push(() => hub.close());
+    const page = await person(`${hub.url}/#/threads/restart-1`);
+    await page.getByRole("heading", { name: "Messages" }).waitFor(UI);
+    const starter = new HubClient({ url: hub.url, reconnect: false });
+    await starter.thread("restart-1").run("review", { topic: "resilience" });
+    const text = page.getByTestId("message-text");
+    await page.waitForFunction(() => (document.querySelector('[data-testid="message-text"]')?.textContent?.length ?? 0) > 30, undefined, UI);
+    starter.close();
+
+    await hub.close();
+    await page.getByRole("status").filter({ hasText: "Reconnecting" }).waitFor(UI);
+    hub = await startHub({ port, dataDir: dir, logger: silentLogger, assistants: demoAssistants({ tokenDelayMs: 2 }) });
+    await page.getByRole("status").filter({ hasText: "Reconnecting" }).waitFor({ state: "detached", ...UI });
+
+    // The run was cut by the restart; the page says so and lets the operator continue it.
+    await page.getByRole("button", { name: "Continue from the last checkpoint" }).click();
+    await page.getByRole("link", { name: "Open to answer" }).waitFor(UI);
+    await page.waitForFunction((draft) => document.querySelector('[data-testid="message-text"]')?.textContent === draft, REVIEW_DRAFT, UI);
+    const all = await page.locator("main").textContent();
+    expect(all?.split("Dear team, the quarterly release").length).toBe(4); // message, question summary, state: once each
+    expect(await text.count()).toBe(1);
+  });
+
+  it("parallel-review: three questions answered from two tabs, the run completes", async () => {
+    const hub = await hubWith();
+    const a = await person(`${hub.url}/#/`);
+    const b = await person(`${hub.url}/#/`);
+    const operator = sdk(hub);
+    await operator.thread("parallel-1").run("parallel-review", {});
+    for (const page of [a, b]) await page.getByRole("link", { name: /^review \{"who":"r\d"\}/ }).nth(2).waitFor(UI);
+
+    const answer = async (page: Page, who: string) => {
+      await page.getByRole("link", { name: `review {"who":"${who}"}` }).click();
+      await page.getByRole("button", { name: "Approve" }).click();
+      await page.getByRole("status").filter({ hasText: "Answer sent" }).waitFor(UI);
+      await page.getByRole("link", { name: "← Inbox" }).click();
+    };
+    await answer(a, "r1");
+    await answer(b, "r2");
+    await answer(a, "r3");
+    await a.goto(`${hub.url}/#/threads/parallel-1`);
+    await a.locator('[aria-label="Run status"]').getByText("completed").waitFor(UI);
+    await a.getByRole("heading", { name: "Questions" }).waitFor(UI);
+    expect(await a.locator(".question-done").filter({ hasText: "answered by Developer" }).count()).toBe(3);
+  });
+
+  it("JWT: a sign-in link hands the token over once; an expired token returns to sign-in", async () => {
+    const hub = await hubWith({ jwtSecret: SECRET });
+    const page = await person(`${hub.url}/`);
+    await page.getByRole("heading", { name: "Sign in" }).waitFor(UI);
+
+    await page.goto(signInLink(hub.url, await token("u_rita", "Rita", ["reviewer"], "4s")));
+    await page.getByLabel(/Signed in as Rita/).waitFor(UI);
+    expect(page.url()).not.toContain("token=");
+    expect(await page.evaluate(() => sessionStorage.getItem("switchboard.token"))).toMatch(/^ey/);
+    await page.getByText(/token expires in \d s/).waitFor(UI);
+
+    // At expiry the page goes back to sign-in and says why.
+    await page.getByRole("alert").filter({ hasText: /token expired/i }).waitFor({ timeout: 10_000 });
+    await page.getByRole("heading", { name: "Sign in" }).waitFor(UI);
+    expect(await page.evaluate(() => sessionStorage.getItem("switchboard.token"))).toBeNull();
+
+    // A typed token signs in too.
+    await page.getByLabel("Token").fill(await token("u_sam", "Sam", ["observer"]));
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByLabel(/Signed in as Sam/).waitFor(UI);
+  });
+});
