@@ -1,8 +1,9 @@
 /** hub/auth: who is calling (bearer JWT or open dev mode) and what they may do. */
 export { AuthConfigError, permissionDenied, unauthenticated } from "./errors.ts";
 export type { AuthConfigErrorCode, AuthFailure } from "./errors.ts";
-export { MIN_SECRET_BYTES, createAuthenticator, mintToken, tokenExpiry } from "./jwt.ts";
-export type { AuthResult, Authenticator, AuthenticatorOptions, MintClaims } from "./jwt.ts";
+export { DEFAULT_JWKS_CACHE_MS, JWKS_ALGORITHMS, MIN_SECRET_BYTES, createAuthenticator, mintToken, tokenExpiry } from "./jwt.ts";
+export type { AuthResult, Authenticator, AuthenticatorOptions, JwksOptions, MintClaims } from "./jwt.ts";
+export { checkOrigin, originPolicy, type OriginPolicy } from "./origin.ts";
 export {
   ADMIN_ROLE,
   DEV_PRINCIPAL,
@@ -13,5 +14,5 @@ export {
   hasRole,
 } from "./principal.ts";
 export type { Principal, Role, ThreadAction, ThreadRole } from "./principal.ts";
-export { ACCESS_TOKEN_PARAM, SUBPROTOCOL_PREFIX, tokenFromRequest } from "./token-source.ts";
+export { ACCESS_TOKEN_PARAM, SUBPROTOCOL_PREFIX, headerValue, tokenFromRequest } from "./token-source.ts";
 export type { HeaderBag, TokenFound, TokenSourceKind } from "./token-source.ts";

@@ -1,24 +1,42 @@
 /**
- * Bearer JWT verification (HS256 only) and minting, on `jose`. Without a
- * secret the authenticator runs in open dev mode: everyone is DEV_PRINCIPAL.
+ * Bearer JWT verification and minting, on `jose`: HS256 with the hub's own
+ * secret, and RS256/ES256 tokens of an identity provider verified against its
+ * JSON Web Key Set (fetched on first use, cached, refetched for an unknown
+ * `kid`), with its `iss` and `aud` required. Without either, the
+ * authenticator runs in open dev mode: everyone is DEV_PRINCIPAL.
  */
-import { SignJWT, decodeJwt, decodeProtectedHeader, errors, jwtVerify } from "jose";
-import type { JWTPayload } from "jose";
+import { SignJWT, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify } from "jose";
+import type { JWTPayload, JWTVerifyOptions } from "jose";
 import { AuthConfigError, unauthenticated } from "./errors.ts";
 import type { AuthFailure } from "./errors.ts";
 import { DEV_PRINCIPAL } from "./principal.ts";
 import type { Principal } from "./principal.ts";
 
 const ALG = "HS256";
+/** What an identity provider's key set may sign with (asymmetric only: the key set is public). */
+export const JWKS_ALGORITHMS = ["RS256", "ES256"] as const;
+/** How long a fetched key set is used before it is fetched again. */
+export const DEFAULT_JWKS_CACHE_MS = 10 * 60_000;
 /** RFC 7518 §3.2: an HS256 key must be at least as long as the hash (256 bits). */
 export const MIN_SECRET_BYTES = 32;
 const DEFAULT_TENANT = "default";
 
 export type AuthResult = { ok: true; principal: Principal } | AuthFailure;
 
+export interface JwksOptions {
+  url: string;
+  issuer: string;
+  audience: string | readonly string[];
+  cacheMaxAgeMs?: number | undefined;
+  /** Abort a key-set fetch after this long (default 5 s). */
+  timeoutMs?: number | undefined;
+}
+
 export interface AuthenticatorOptions {
-  /** Omit (undefined) for open dev mode; an empty or short secret throws. */
+  /** Omit (undefined) with no `jwks` for open dev mode; an empty or short secret throws. */
   secret?: string | undefined;
+  /** Identity-provider tokens, RS256/ES256, beside the secret's HS256 ones. */
+  jwks?: JwksOptions | undefined;
   issuer?: string | undefined;
   audience?: string | undefined;
   clockToleranceSec?: number | undefined;
@@ -56,25 +74,38 @@ function secretKey(secret: string): Uint8Array {
 }
 
 export function createAuthenticator(options: AuthenticatorOptions = {}): Authenticator {
-  const { secret, issuer, audience, clockToleranceSec } = options;
-  if (secret === undefined) {
+  const { secret, jwks, issuer, audience, clockToleranceSec } = options;
+  if (secret === undefined && jwks === undefined) {
     return { mode: "open", authenticate: async () => ({ ok: true, principal: DEV_PRINCIPAL }) };
   }
-  const key = secretKey(secret);
+  const key = secret === undefined ? undefined : secretKey(secret);
+  const keySet = jwks && createRemoteJWKSet(new URL(jwks.url), {
+    cacheMaxAge: jwks.cacheMaxAgeMs ?? DEFAULT_JWKS_CACHE_MS,
+    timeoutDuration: jwks.timeoutMs ?? 5_000,
+  });
+  const tolerance = clockToleranceSec !== undefined ? { clockTolerance: clockToleranceSec } : {};
+  const accepted = [...(key ? [ALG] : []), ...(keySet ? JWKS_ALGORITHMS : [])];
   return {
     mode: "jwt",
-    async authenticate(token) {
-      if (token === undefined || token.trim() === "") return unauthenticated("missing bearer token");
+    async authenticate(raw) {
+      if (raw === undefined || raw.trim() === "") return unauthenticated("missing bearer token");
+      const token = raw.trim();
+      const alg = headerAlg(token);
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(token.trim(), key, {
-          algorithms: [ALG],
-          ...(issuer !== undefined && { issuer }),
-          ...(audience !== undefined && { audience }),
-          ...(clockToleranceSec !== undefined && { clockTolerance: clockToleranceSec }),
-        }));
+        if (alg === ALG && key) {
+          const checks: JWTVerifyOptions = { algorithms: [ALG], ...(issuer !== undefined && { issuer }), ...(audience !== undefined && { audience }), ...tolerance };
+          ({ payload } = await jwtVerify(token, key, checks));
+        } else if (keySet && jwks && typeof alg === "string" && (JWKS_ALGORITHMS as readonly string[]).includes(alg)) {
+          const checks: JWTVerifyOptions = { algorithms: [...JWKS_ALGORITHMS], issuer: jwks.issuer, audience: [jwks.audience].flat(), ...tolerance };
+          ({ payload } = await jwtVerify(token, keySet, checks));
+        } else if (alg === undefined) {
+          return unauthenticated("malformed token: its header cannot be read");
+        } else {
+          return unauthenticated(`token algorithm ${JSON.stringify(alg)} is not allowed; accepted: ${accepted.join(", ")}`);
+        }
       } catch (error) {
-        return unauthenticated(describeVerifyError(error, token));
+        return unauthenticated(describeVerifyError(error, token, accepted));
       }
       return principalFromClaims(payload);
     },
@@ -108,13 +139,18 @@ function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === "string");
 }
 
-function describeVerifyError(error: unknown, token: string): string {
+function describeVerifyError(error: unknown, token: string, accepted: readonly string[]): string {
   if (error instanceof errors.JWTExpired) {
     const exp = error.payload.exp;
     return typeof exp === "number" ? `token expired at ${new Date(exp * 1000).toISOString()}` : "token expired";
   }
   if (error instanceof errors.JOSEAlgNotAllowed) {
-    return `token algorithm ${JSON.stringify(headerAlg(token))} is not allowed; only ${ALG} is accepted`;
+    return `token algorithm ${JSON.stringify(headerAlg(token))} is not allowed; accepted: ${accepted.join(", ")}`;
+  }
+  if (error instanceof errors.JWKSNoMatchingKey) return "no key of the identity provider's key set matches the token's kid";
+  if (error instanceof errors.JWKSTimeout) return "the identity provider's key set could not be fetched in time; try again";
+  if (error instanceof errors.JWKSInvalid || error instanceof errors.JOSEError && error.code === "ERR_JOSE_GENERIC") {
+    return `the identity provider's key set could not be used: ${error.message}`;
   }
   if (error instanceof errors.JWSSignatureVerificationFailed) return "token signature is invalid";
   if (error instanceof errors.JWTClaimValidationFailed) {
@@ -124,12 +160,14 @@ function describeVerifyError(error: unknown, token: string): string {
   if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) {
     return `malformed token: ${error.message}`;
   }
+  // A fetch failure of the key set (network, HTTP status) is a plain Error from jose's fetch.
+  if (!(error instanceof errors.JOSEError) && error instanceof Error) return `the identity provider's key set could not be fetched: ${error.message}`;
   return "malformed token";
 }
 
-function headerAlg(token: string): unknown {
+function headerAlg(token: string): string | undefined {
   try {
-    return decodeProtectedHeader(token.trim()).alg;
+    return decodeProtectedHeader(token.trim()).alg ?? "none";
   } catch {
     return undefined;
   }
