@@ -1,10 +1,14 @@
 /**
  * Hub configuration: what `createHub` accepts, the defaults, and the
- * environment variables `npm start` reads.
+ * environment variables `npm start` and `switchboard serve` read. Every
+ * config is checked by one schema (config-schema.ts) before the hub starts.
  */
+import type { z } from "zod";
 import type { AssistantFactory } from "./runs/assistants.ts";
 import type { ReviewConfig } from "./review/index.ts";
 import type { EventTransformer } from "./threads/index.ts";
+import { MIN_SECRET_BYTES } from "./auth/jwt.ts";
+import { ConfigError, checkConfig, hubConfigSchema, isOrigin, type limitsSchema } from "./config-schema.ts";
 import { consoleLogger, type Logger } from "./logger.ts";
 
 export interface HubLimits {
@@ -33,14 +37,35 @@ export interface HubLimits {
   sseHeartbeatMs: number;
 }
 
+/** Tokens from an identity provider: RS256/ES256 verified against its JSON Web Key Set. */
+export interface JwksConfig {
+  /** Where the key set is served (`SWITCHBOARD_JWKS_URL`); fetched on first use, cached. */
+  url: string;
+  /** Required `iss` claim (`SWITCHBOARD_JWT_ISSUER`). */
+  issuer: string;
+  /** Required `aud` claim, one of these (`SWITCHBOARD_JWT_AUDIENCE`, comma-separated). */
+  audience: string | readonly string[];
+  /** How long a fetched key set is used before it is fetched again (default 10 min). */
+  cacheMaxAgeMs?: number;
+}
+
 export interface HubConfig {
   /** Port to listen on (0 = any free port). */
   port?: number;
+  /** Interface to bind (default 127.0.0.1: this machine only). */
   host?: string;
   /** Directory of the SQLite file; null keeps everything in memory. */
   dataDir?: string | null;
-  /** HS256 secret; undefined = open dev mode. */
+  /** HS256 secret; with neither it nor `jwks`, open dev mode. */
   jwtSecret?: string | undefined;
+  /** Identity-provider tokens (RS256/ES256), beside or instead of `jwtSecret`. */
+  jwks?: JwksConfig | undefined;
+  /**
+   * Origins whose web pages may call the hub (CORS and the WebSocket `Origin`
+   * check). Same-origin pages (the hub's own web app) always may, requests
+   * without an `Origin` (servers, CLIs) always may; `["*"]` allows every page.
+   */
+  allowedOrigins?: readonly string[];
   assistants?: AssistantFactory;
   /**
    * Directory of the built web app served at `/` (default: client/web/dist of
@@ -79,20 +104,86 @@ export const DEFAULT_LIMITS: HubLimits = {
   sseHeartbeatMs: 5_000,
 };
 
+// The schema lists exactly the limits above, no more, no fewer.
+type SchemaLimits = Required<z.infer<typeof limitsSchema>>;
+export const LIMITS_MATCH_SCHEMA: [keyof SchemaLimits] extends [keyof HubLimits] ? ([keyof HubLimits] extends [keyof SchemaLimits] ? true : never) : never = true;
+
 export { consoleLogger, silentLogger, type Logger } from "./logger.ts";
+export { ConfigError, type ConfigErrorCode } from "./config-schema.ts";
+
+/** Loopback interfaces: the only ones the hub binds without a warning. */
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Checks a config with the one schema; throws a ConfigError (one line, with the fix). */
+export function validateConfig(config: unknown, where?: string): HubConfig {
+  const checked = checkConfig(hubConfigSchema, config, where);
+  if (checked.jwtSecret !== undefined && checked.jwtSecret !== "") checkSecret(checked.jwtSecret, "jwtSecret");
+  // The schema's output equals its input for every field (no transforms): hand back the caller's object.
+  return config as HubConfig;
+}
+
+function checkSecret(secret: string, name: string): void {
+  const bytes = Buffer.byteLength(secret);
+  if (bytes < MIN_SECRET_BYTES) {
+    throw new ConfigError("CONFIG_ERR_INVALID", `${name} is ${bytes} bytes; HS256 needs at least ${MIN_SECRET_BYTES} — generate one with \`openssl rand -hex 32\``);
+  }
+}
 
 export const DB_FILE_NAME = "switchboard.sqlite";
 
-/** `npm start`'s configuration from the environment. */
+/** The environment variables the hub reads (`configFromEnv`), for docs and the tests that keep them in step. */
+export const HUB_ENV_VARS = [
+  "PORT",
+  "HOST",
+  "SWITCHBOARD_DATA_DIR",
+  "SWITCHBOARD_JWT_SECRET",
+  "SWITCHBOARD_JWKS_URL",
+  "SWITCHBOARD_JWT_ISSUER",
+  "SWITCHBOARD_JWT_AUDIENCE",
+  "SWITCHBOARD_ALLOWED_ORIGINS",
+] as const;
+
+type HubEnv = Partial<Record<(typeof HUB_ENV_VARS)[number], string>>;
+
+const list = (value: string | undefined): string[] => (value ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+
+/**
+ * `npm start`'s and `switchboard serve`'s configuration from the environment.
+ * Throws a ConfigError naming the variable and the fix; never a stack trace's worth.
+ */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfig {
-  const port = env["PORT"] === undefined ? 8787 : Number(env["PORT"]);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env["PORT"]}`);
-  const secret = env["SWITCHBOARD_JWT_SECRET"];
-  return {
+  const e: HubEnv = env;
+  const port = e.PORT === undefined || e.PORT === "" ? 8787 : Number(e.PORT);
+  if (!/^\d+$/.test(e.PORT ?? "8787") || !Number.isInteger(port) || port > 65535) {
+    throw new ConfigError("CONFIG_ERR_INVALID", `PORT must be a port number 0–65535 (0 = any free port), got ${JSON.stringify(e.PORT)}`);
+  }
+  const secret = e.SWITCHBOARD_JWT_SECRET === "" ? undefined : e.SWITCHBOARD_JWT_SECRET;
+  if (secret !== undefined) checkSecret(secret, "SWITCHBOARD_JWT_SECRET");
+  const origins = list(e.SWITCHBOARD_ALLOWED_ORIGINS);
+  const badOrigin = origins.find((o) => o !== "*" && !isOrigin(o));
+  if (badOrigin !== undefined) {
+    throw new ConfigError("CONFIG_ERR_INVALID", `SWITCHBOARD_ALLOWED_ORIGINS: ${JSON.stringify(badOrigin)} is not an origin; write scheme://host[:port], e.g. https://app.example.com (comma-separated)`);
+  }
+  const config: HubConfig = {
     port,
-    host: env["HOST"] ?? "0.0.0.0",
-    dataDir: env["SWITCHBOARD_DATA_DIR"] ?? "./data",
-    jwtSecret: secret === undefined || secret === "" ? undefined : secret,
+    host: e.HOST === undefined || e.HOST === "" ? "127.0.0.1" : e.HOST,
+    dataDir: e.SWITCHBOARD_DATA_DIR === undefined || e.SWITCHBOARD_DATA_DIR === "" ? "./data" : e.SWITCHBOARD_DATA_DIR,
+    jwtSecret: secret,
+    ...(origins.length > 0 ? { allowedOrigins: origins } : {}),
     logger: consoleLogger,
   };
+  const jwksUrl = e.SWITCHBOARD_JWKS_URL;
+  if (jwksUrl !== undefined && jwksUrl !== "") {
+    const audience = list(e.SWITCHBOARD_JWT_AUDIENCE);
+    if (e.SWITCHBOARD_JWT_ISSUER === undefined || e.SWITCHBOARD_JWT_ISSUER === "" || audience.length === 0) {
+      throw new ConfigError(
+        "CONFIG_ERR_INVALID",
+        "SWITCHBOARD_JWKS_URL needs SWITCHBOARD_JWT_ISSUER and SWITCHBOARD_JWT_AUDIENCE: without them a token your identity provider issued for any other application would be accepted",
+      );
+    }
+    config.jwks = { url: jwksUrl, issuer: e.SWITCHBOARD_JWT_ISSUER, audience: audience.length === 1 ? (audience[0] ?? "") : audience };
+  }
+  return validateConfig(config, "environment");
 }

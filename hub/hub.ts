@@ -9,7 +9,9 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { createAdaptorServer } from "@hono/node-server";
 import { createAuthenticator } from "./auth/index.ts";
-import { DEFAULT_LIMITS, consoleLogger, type HubConfig } from "./config.ts";
+import { ConfigError, DEFAULT_LIMITS, consoleLogger, isLoopbackHost, validateConfig, type HubConfig } from "./config.ts";
+import { originPolicy } from "./auth/index.ts";
+import type { Assistant } from "./runs/assistants.ts";
 import { demoAssistants } from "./demo/index.ts";
 import { createApp } from "./http/app.ts";
 import { HubMetrics } from "./metrics.ts";
@@ -33,13 +35,34 @@ export interface Hub {
   close(): Promise<void>;
 }
 
-export async function createHub(config: HubConfig = {}): Promise<Hub> {
+/** An assistant whose graph keeps its own checkpointer (or none) could never be resumed by the hub. */
+function checkAssistants(list: readonly Assistant[], checkpointer: unknown): void {
+  for (const assistant of list) {
+    const graph: object = assistant.graph;
+    if (!("checkpointer" in graph) || graph.checkpointer === checkpointer) continue;
+    throw new ConfigError(
+      "CONFIG_ERR_ASSISTANT",
+      `assistant "${assistant.id}" was compiled ${graph.checkpointer === undefined ? "without a checkpointer" : "with another checkpointer"}: compile it with the one the assistants factory receives, \`assistants: (checkpointer) => [{ id, description, graph: builder.compile({ checkpointer }) }]\``,
+    );
+  }
+}
+
+export async function createHub(input: HubConfig = {}): Promise<Hub> {
+  const config = validateConfig(input);
   const logger = config.logger ?? consoleLogger;
   const limits = { ...DEFAULT_LIMITS, ...config.limits };
+  const auth = createAuthenticator({ secret: config.jwtSecret, jwks: config.jwks });
   const storage = openStorage(config.dataDir === undefined ? "./data" : config.dataDir);
-  const auth = createAuthenticator({ secret: config.jwtSecret });
   const factory = config.assistants ?? demoAssistants(config.demoTokenDelayMs === undefined ? {} : { tokenDelayMs: config.demoTokenDelayMs });
-  const assistants = new AssistantRegistry(factory(storage.checkpointer));
+  let assistants: AssistantRegistry;
+  try {
+    const list = factory(storage.checkpointer);
+    checkAssistants(list, storage.checkpointer);
+    assistants = new AssistantRegistry(list);
+  } catch (error) {
+    storage.close();
+    throw error;
+  }
   const metrics = new HubMetrics();
   const logs = new ThreadLogs({
     capacity: limits.replayCapacity,
@@ -70,13 +93,17 @@ export async function createHub(config: HubConfig = {}): Promise<Hub> {
   });
   runs.observe(reviews);
   const presence = new PresenceRelay({ onError: (error, context) => logger.error(`presence ${context}: ${String(error)}`) });
-  const services: HubServices = { store: storage.store, runs, assistants, logs, metrics, limits, logger, auth, subscriptions: new SubscriptionDirectory(), reviews, presence };
+  const origins = originPolicy(config.allowedOrigins);
+  const services: HubServices = { store: storage.store, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(), reviews, presence };
 
   const abandoned = await runs.recover();
   reviews.start();
   if (abandoned.length > 0) logger.warn(`marked ${abandoned.length} run(s) left by a previous process as abandoned; their threads can be resumed`);
   if (auth.mode === "open") {
     logger.warn("!!! OPEN DEV MODE: SWITCHBOARD_JWT_SECRET is not set — every request is the 'dev' principal with all roles. Do not expose this hub. !!!");
+  }
+  if (origins.allowed.has("*")) {
+    logger.warn("allowedOrigins has \"*\": web pages of every site may call this hub (with their visitors' tokens)");
   }
 
   const streams = new Set<() => void>();
@@ -106,8 +133,16 @@ export async function createHub(config: HubConfig = {}): Promise<Hub> {
       const address: string | AddressInfo | null = s.address();
       if (address === null || typeof address === "string") throw new Error(`unexpected server address ${String(address)}`);
       const { port } = address;
-      const host = config.host === undefined || config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
-      logger.info(`listening on http://${host}:${port} (${storage.path ?? "in-memory storage"}; assistants: ${assistants.list().map((a) => a.id).join(", ")})`);
+      const bound = address.family === "IPv6" ? `[${address.address}]` : address.address;
+      const wildcard = address.address === "0.0.0.0" || address.address === "::";
+      origins.loopbackOnly = isLoopbackHost(address.address);
+      // The URL a client on this machine uses: a wildcard bind is reached through loopback.
+      const host = wildcard ? (address.family === "IPv6" ? "[::1]" : "127.0.0.1") : bound;
+      logger.info(`listening on http://${bound}:${port}${wildcard ? " (all interfaces)" : ""} (${storage.path ?? "in-memory storage"}; assistants: ${assistants.list().map((a) => a.id).join(", ")})`);
+      if (!origins.loopbackOnly) {
+        const open = auth.mode === "open" ? " IN OPEN DEV MODE: anyone who can reach it can start, cancel and answer every run" : "";
+        logger.warn(`!!! listening on ${bound}: reachable from other machines${open}. Unset HOST to listen on 127.0.0.1 only. !!!`);
+      }
       return { port, url: `http://${host}:${port}` };
     },
     async close() {

@@ -1,7 +1,7 @@
 /** The public surface of the Switchboard hub. */
 export { createHub, startHub, type Hub } from "./hub.ts";
-export { DEFAULT_LIMITS, configFromEnv, consoleLogger, silentLogger } from "./config.ts";
-export type { HubConfig, HubLimits, Logger } from "./config.ts";
+export { ConfigError, DEFAULT_LIMITS, HUB_ENV_VARS, configFromEnv, consoleLogger, silentLogger, validateConfig } from "./config.ts";
+export type { ConfigErrorCode, HubConfig, HubLimits, JwksConfig, Logger } from "./config.ts";
 export { AssistantRegistry } from "./runs/assistants.ts";
 export type { Assistant, AssistantFactory, AssistantGraph } from "./runs/assistants.ts";
 export { demoAssistants, REVIEW_DRAFT } from "./demo/index.ts";
@@ -11,3 +11,4 @@ export type { ReviewConfig } from "./review/index.ts";
 export type { RoutingContext, RoutingHook, Routing } from "./review/index.ts";
 export { mintToken } from "./auth/index.ts";
 export type { MintClaims } from "./auth/index.ts";
+export { checkConfig, fn as functionSchema, jwksSchema, limitsSchema, loggerSchema, originSchema, reviewConfigSchema } from "./config-schema.ts";

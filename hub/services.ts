@@ -1,6 +1,6 @@
 /** What transports and routes need from the hub, passed around as one object. */
 import type { AssistantRegistry } from "./runs/assistants.ts";
-import type { Authenticator } from "./auth/index.ts";
+import type { Authenticator, OriginPolicy } from "./auth/index.ts";
 import type { HubLimits, Logger } from "./config.ts";
 import type { HubMetrics } from "./metrics.ts";
 import type { PresenceRelay } from "./presence/index.ts";
@@ -19,6 +19,8 @@ export interface HubServices {
   limits: HubLimits;
   logger: Logger;
   auth: Authenticator;
+  /** Which web pages may call the hub (CORS, WebSocket Origin, Host on loopback). */
+  origins: OriginPolicy;
   subscriptions: SubscriptionDirectory;
   reviews: ReviewCoordinator;
   presence: PresenceRelay;

@@ -8,13 +8,23 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Checkpointer } from "../../engine/index.ts";
+import { z } from "zod";
 import {
+  ConfigError,
+  checkConfig as checkWithSchema,
   configFromEnv,
+  functionSchema,
+  jwksSchema,
+  limitsSchema,
+  loggerSchema,
+  originSchema,
+  reviewConfigSchema,
   demoAssistants,
   type Assistant,
   type EventTransformer,
   type HubConfig,
   type HubLimits,
+  type JwksConfig,
   type Logger,
   type ReviewConfig,
 } from "../../hub/index.ts";
@@ -29,14 +39,18 @@ export interface SwitchboardConfig {
   /** Also serve the demo assistants `review` and `parallel-review` (default: only when `assistants` is not set). */
   demo?: boolean;
   auth?: {
-    /** HS256 secret (32+ bytes); default $SWITCHBOARD_JWT_SECRET; none = open dev mode. */
+    /** HS256 secret (32+ bytes); default $SWITCHBOARD_JWT_SECRET; none (and no jwks) = open dev mode. */
     jwtSecret?: string | undefined;
+    /** Identity-provider tokens (RS256/ES256): { url, issuer, audience }; default from $SWITCHBOARD_JWKS_URL. */
+    jwks?: JwksConfig | undefined;
   };
+  /** Web origins allowed to call the hub besides its own (default $SWITCHBOARD_ALLOWED_ORIGINS). */
+  allowedOrigins?: readonly string[];
   /** Review routing: default queue, a routing hook for graphs you don't control, default deadline, claim TTL. */
   review?: ReviewConfig;
   /** Default $PORT or 8787. */
   port?: number;
-  /** Default $HOST or 0.0.0.0. */
+  /** Default $HOST or 127.0.0.1 (this machine only). */
   host?: string;
   /** SQLite directory, default $SWITCHBOARD_DATA_DIR or ./data; null = in memory. */
   dataDir?: string | null;
@@ -74,21 +88,32 @@ export async function loadConfig(file: string, cwd: string): Promise<Switchboard
   return checkConfig(config, path);
 }
 
+/** The config module's one schema: strict, so a typo is an error that lists the valid keys. */
+const configSchema = z.strictObject({
+  assistants: functionSchema("(checkpointer) => Assistant[]").optional(),
+  demo: z.boolean().optional(),
+  auth: z.strictObject({ jwtSecret: z.string().optional(), jwks: jwksSchema.optional() }).optional(),
+  allowedOrigins: z.array(originSchema).optional(),
+  review: reviewConfigSchema.optional(),
+  port: z.number().int().min(0).max(65535).optional(),
+  host: z.string().min(1).optional(),
+  dataDir: z.string().min(1).nullable().optional(),
+  limits: limitsSchema.optional(),
+  transformEvent: functionSchema("(event, threadId) => event | null").optional(),
+  logger: loggerSchema.optional(),
+});
+
+/** The keys a config module may have, for `serve --help` and the docs. */
+export const CONFIG_KEYS = Object.keys(configSchema.shape);
+
 function checkConfig(config: object, path: string): SwitchboardConfig {
-  const bad = (field: string, want: string): never => {
-    throw new CliError(`config ${path}: ${field} must be ${want}`);
-  };
-  const c: Record<string, unknown> = { ...config };
-  if (c["assistants"] !== undefined && typeof c["assistants"] !== "function") bad("assistants", "a function (checkpointer) => Assistant[]");
-  if (c["demo"] !== undefined && typeof c["demo"] !== "boolean") bad("demo", "a boolean");
-  if (c["port"] !== undefined && !(Number.isInteger(c["port"]) && Number(c["port"]) >= 0 && Number(c["port"]) <= 65535)) bad("port", "a port number");
-  if (c["host"] !== undefined && typeof c["host"] !== "string") bad("host", "a string");
-  if (c["dataDir"] !== undefined && c["dataDir"] !== null && typeof c["dataDir"] !== "string") bad("dataDir", "a directory or null");
-  const auth = c["auth"];
-  if (auth !== undefined && (typeof auth !== "object" || auth === null)) bad("auth", "an object { jwtSecret }");
-  const review = c["review"];
-  if (review !== undefined && (typeof review !== "object" || review === null)) bad("review", "an object { defaultQueue, routingHook, expiresIn, … }");
-  // The checks above are the fields the CLI reads itself; the rest goes to the hub as typed.
+  try {
+    checkWithSchema(configSchema, config, `config ${path}`);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(error.message);
+    throw error;
+  }
+  // Checked above; the functions' own types are the module's to get right.
   return config as SwitchboardConfig;
 }
 
@@ -104,6 +129,7 @@ export function toHubConfig(config: SwitchboardConfig, flags: ServeFlags, env: N
   const own = config.assistants;
   const demo = config.demo ?? own === undefined;
   const jwtSecret = config.auth && "jwtSecret" in config.auth ? config.auth.jwtSecret : base.jwtSecret;
+  const jwks = config.auth?.jwks ?? base.jwks;
   const delay = Number(env["SWITCHBOARD_DEMO_TOKEN_DELAY_MS"] ?? Number.NaN);
   const demoFactory = demoAssistants(Number.isFinite(delay) && delay >= 0 ? { tokenDelayMs: delay } : {});
   const dataDir = flags.dataDir !== undefined ? flags.dataDir : config.dataDir !== undefined ? config.dataDir : base.dataDir;
@@ -115,6 +141,8 @@ export function toHubConfig(config: SwitchboardConfig, flags: ServeFlags, env: N
     ...(flags.host === undefined ? {} : { host: flags.host }),
     ...(dataDir === undefined ? {} : { dataDir: dataDir === null ? null : resolve(cwd, dataDir) }),
     jwtSecret: jwtSecret === "" ? undefined : jwtSecret,
+    ...(jwks ? { jwks } : {}),
+    ...(config.allowedOrigins ? { allowedOrigins: config.allowedOrigins } : {}),
     assistants: (checkpointer) => [...(demo ? demoFactory(checkpointer) : []), ...(own ? own(checkpointer) : [])],
     ...(config.limits ? { limits: config.limits } : {}),
     ...(config.transformEvent ? { transformEvent: config.transformEvent } : {}),

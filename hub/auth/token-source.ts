@@ -75,7 +75,7 @@ function checked(token: string, source: TokenSourceKind, where: string): TokenFo
   return { ok: true, token, source };
 }
 
-function headerValue(headers: HeaderBag, name: string): string | undefined {
+export function headerValue(headers: HeaderBag, name: string): string | undefined {
   if (headers instanceof Headers) return headers.get(name) ?? undefined;
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() !== name || value === undefined) continue;

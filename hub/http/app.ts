@@ -6,7 +6,7 @@
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { cors } from "hono/cors";
-import { checkPermission, tokenExpiry, tokenFromRequest, type Principal } from "../auth/index.ts";
+import { checkOrigin, checkPermission, tokenExpiry, tokenFromRequest, type Principal } from "../auth/index.ts";
 import { SwitchboardError, decodeCommand, errorResponse, errorResponseOf, httpStatusOf } from "../protocol/index.ts";
 import { toSwitchboardError } from "../runs/index.ts";
 import { renderReviewMetrics } from "../metrics.ts";
@@ -43,7 +43,21 @@ function fail(error: unknown): Response {
 export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
   const { store, runs, assistants, metrics, logs } = services;
   const app = new Hono<Env>();
-  app.use("*", cors({ origin: "*", allowHeaders: ["authorization", "content-type", "x-api-key", "last-event-id"], allowMethods: ["GET", "POST", "OPTIONS"] }));
+  // Cross-site pages are refused before anything runs (a "simple" POST would run even if
+  // CORS then hid the response); the CORS headers go only to configured origins.
+  app.use("*", async (c, next) => {
+    const refused = checkOrigin(c.req.raw.headers, services.origins);
+    if (refused) return c.json({ error: refused.code, message: refused.message }, refused.status);
+    await next();
+  });
+  app.use(
+    "*",
+    cors({
+      origin: (origin) => (services.origins.allowed.has("*") || services.origins.allowed.has(origin) ? origin : null),
+      allowHeaders: ["authorization", "content-type", "x-api-key", "last-event-id"],
+      allowMethods: ["GET", "POST", "OPTIONS"],
+    }),
+  );
 
   app.get("/health", (c) => c.json({ ok: true, auth: services.auth.mode, assistants: assistants.list().length }));
   app.get("/metrics", async (c) => {

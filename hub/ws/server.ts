@@ -9,7 +9,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
-import { SUBPROTOCOL_PREFIX, checkPermission, type AuthFailure, type Principal } from "../auth/index.ts";
+import { SUBPROTOCOL_PREFIX, checkOrigin, checkPermission, type AuthFailure, type Principal } from "../auth/index.ts";
 import { toSwitchboardError } from "../runs/index.ts";
 import type { HubServices } from "../services.ts";
 import type { SocketPort } from "../sessions/outbox.ts";
@@ -155,6 +155,9 @@ export function attachWebSockets(server: Server, services: HubServices, authRefu
         setTimeout(shut, 1000).unref();
       });
     };
+    // A browser always sends Origin on a WebSocket handshake, and CORS does not apply to it.
+    const foreign = checkOrigin(req.headers, services.origins);
+    if (foreign) return deny(foreign.status, foreign.code, foreign.message);
     const auth = await principalOf(services.auth, req.headers, url);
     if (!auth.ok) return deny(auth.status, auth.code, auth.message);
     const denied: AuthFailure | undefined = checkPermission(auth.principal, "read");

@@ -1,6 +1,6 @@
 /**
  * `switchboard serve`: the hub (what `npm start` runs), optionally with a
- * config module that adds your own graphs, auth and routing. Runs until
+ * config module that adds your own graphs, auth and review routing. Runs until
  * Ctrl-C / SIGTERM, then closes the hub in order.
  */
 import { startHub, type Logger } from "../../../hub/index.ts";
@@ -16,14 +16,17 @@ used when present; without a config the demo assistants \`review\` and
 
 Options:
   --port <n>        port to listen on (default $PORT or 8787; 0 = any free port)
-  --host <h>        interface (default $HOST or 0.0.0.0)
-  --config <file>   a config module: export default defineConfig({ assistants, auth, routing })
+  --host <h>        interface (default $HOST or 127.0.0.1; 0.0.0.0 = every interface)
+  --config <file>   a config module: export default defineConfig({ assistants, auth, review, … })
   --data-dir <dir>  SQLite directory (default $SWITCHBOARD_DATA_DIR or ./data)
   --memory          keep everything in memory (nothing survives a restart)
   -h, --help        this help
 
-Environment: SWITCHBOARD_JWT_SECRET (32+ bytes; unset = open dev mode),
-SWITCHBOARD_DEMO_TOKEN_DELAY_MS (demo token pace, default 25). See client/cli/README.md.`;
+Environment: PORT, HOST, SWITCHBOARD_DATA_DIR, SWITCHBOARD_JWT_SECRET (32+
+bytes; unset = open dev mode), SWITCHBOARD_JWKS_URL with SWITCHBOARD_JWT_ISSUER
+and SWITCHBOARD_JWT_AUDIENCE (identity-provider tokens), SWITCHBOARD_ALLOWED_ORIGINS
+(web pages of other sites that may call the hub), SWITCHBOARD_DEMO_TOKEN_DELAY_MS
+(demo token pace, default 25). See client/cli/README.md and docs/operations.md.`;
 
 const OPTIONS = {
   port: { type: "string" },

@@ -1,0 +1,154 @@
+/**
+ * The one validation of a hub configuration, whatever built it (`createHub`'s
+ * caller, `configFromEnv`, `switchboard serve --config`): a strict zod schema,
+ * so a typo such as `asistants` is an error that lists the valid keys instead
+ * of a silently ignored field. Errors are `ConfigError`s: one line for people,
+ * with how to fix it, and a stable code.
+ */
+import { z } from "zod";
+
+export type ConfigErrorCode = "CONFIG_ERR_INVALID" | "CONFIG_ERR_UNKNOWN_KEY" | "CONFIG_ERR_ASSISTANT";
+
+/** A configuration the hub refuses to start with; `message` is one line that says how to fix it. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  readonly code: ConfigErrorCode;
+
+  constructor(code: ConfigErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export const fn = <T>(what: string) => z.custom<T>((value) => typeof value === "function", { message: `must be a function (${what})` });
+const positiveInt = z.number().int().positive();
+const nonNegativeInt = z.number().int().nonnegative();
+const port = z.number().int().min(0).max(65535);
+
+/** Every limit: a positive integer, except the few where 0 means "never". */
+export const limitsSchema = z
+  .strictObject({
+    maxFrameBytes: positiveInt,
+    maxPayloadBytes: positiveInt,
+    replayCapacity: positiveInt,
+    maxLoadedThreads: positiveInt,
+    sendSoftBytes: positiveInt,
+    sendHardBytes: positiveInt,
+    flushIntervalMs: positiveInt,
+    commandsPerSecond: positiveInt,
+    commandBurst: positiveInt,
+    heartbeatMs: positiveInt,
+    idleTimeoutMs: nonNegativeInt,
+    sseHeartbeatMs: positiveInt,
+  })
+  .partial();
+
+export const reviewConfigSchema = z.strictObject({
+  defaultQueue: z.string().min(1).optional(),
+  routingHook: fn("a routing hook (ctx) => Partial<Routing> | undefined").optional(),
+  expiresIn: z.union([positiveInt, z.string().min(1)]).optional(),
+  overrideRoles: z.array(z.string().min(1)).optional(),
+  claimTtlMs: positiveInt.optional(),
+  clock: fn("() => epoch ms").optional(),
+});
+
+export const loggerSchema = z.custom<object>(
+  (value) => typeof value === "object" && value !== null && ["info", "warn", "error"].every((m) => typeof (value as Record<string, unknown>)[m] === "function"),
+  { message: "must be a Logger { info, warn, error }" },
+);
+
+export const originSchema = z.string().refine((value) => value === "*" || isOrigin(value), {
+  message: 'must be an origin such as "https://app.example.com" (scheme, host and port only) or "*"',
+});
+
+export const jwksSchema = z.strictObject({
+  url: z.url({ protocol: /^https?$/, message: "must be an http(s) URL of a JSON Web Key Set" }),
+  issuer: z.string().min(1, "is required with a JWKS: the `iss` your identity provider puts in its tokens"),
+  audience: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  cacheMaxAgeMs: positiveInt.optional(),
+});
+
+export const hubConfigSchema = z.strictObject({
+  port: port.optional(),
+  host: z.string().min(1).optional(),
+  dataDir: z.string().min(1).nullable().optional(),
+  jwtSecret: z.string().optional(),
+  jwks: jwksSchema.optional(),
+  allowedOrigins: z.array(originSchema).optional(),
+  assistants: fn("(checkpointer) => Assistant[]").optional(),
+  demoTokenDelayMs: nonNegativeInt.optional(),
+  limits: limitsSchema.optional(),
+  wsRefusal: z.enum(["http", "close"]).optional(),
+  transformEvent: fn("(event, threadId) => event | null").optional(),
+  review: reviewConfigSchema.optional(),
+  logger: loggerSchema.optional(),
+});
+
+/** An origin as a browser sends it: scheme://host[:port], nothing after. */
+export function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+/** Throws a ConfigError naming the first problem; `where` prefixes paths (e.g. "config ./x.ts"). */
+export function checkConfig<T>(schema: z.ZodType<T>, input: unknown, where = "hub config"): T {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  if (issue === undefined) throw new ConfigError("CONFIG_ERR_INVALID", `${where} is invalid`);
+  const path = issue.path.map(String).join(".");
+  if (issue.code === "unrecognized_keys") {
+    const parent = pathTo(schema, issue.path);
+    const valid = parent ? Object.keys(parent.shape) : [];
+    const names = issue.keys.map((k) => `"${prefixed(path, k)}"${suggestion(k, valid)}`).join(", ");
+    throw new ConfigError("CONFIG_ERR_UNKNOWN_KEY", `${where}: unknown key ${names}; valid keys${path ? ` of ${path}` : ""}: ${valid.join(", ")}`);
+  }
+  throw new ConfigError("CONFIG_ERR_INVALID", `${where}: ${path || "config"} ${issue.message}`);
+}
+
+const prefixed = (path: string, key: string): string => (path ? `${path}.${key}` : key);
+
+/** The strict object schema at `path`, to list its keys. */
+function pathTo(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodObject | undefined {
+  let current: z.ZodType | undefined = schema;
+  for (const key of path) {
+    current = unwrap(current);
+    if (!(current instanceof z.ZodObject)) return undefined;
+    current = (current.shape as Record<string, z.ZodType>)[String(key)];
+  }
+  current = unwrap(current);
+  return current instanceof z.ZodObject ? current : undefined;
+}
+
+function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+  let s = schema;
+  while (s instanceof z.ZodOptional || s instanceof z.ZodNullable) s = s.unwrap() as z.ZodType;
+  return s;
+}
+
+/** ` (did you mean "x"?)` for a near miss: edit distance at most a third of the word. */
+function suggestion(key: string, valid: readonly string[]): string {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of valid) {
+    const d = distance(key.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best !== undefined && bestDistance <= Math.max(1, Math.floor(best.length / 3)) ? ` (did you mean "${best}"?)` : "";
+}
+
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min((row[j] ?? 0) + 1, (next[j - 1] ?? 0) + 1, (row[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[b.length] ?? 0;
+}
