@@ -133,12 +133,15 @@ export class AmbiguousResumeError extends EngineError {
 
 export class UnknownInterruptError extends EngineError {
   readonly interruptId: string;
+  /** The ids that are pending instead (as on AmbiguousResumeError and PendingInterruptsError). */
+  readonly pending: string[];
   constructor(interruptId: string, pending: string[]) {
     super(
       "UNKNOWN_INTERRUPT",
       `interrupt "${interruptId}" is not pending on this thread (pending: ${pending.join(", ") || "none"})`,
     );
     this.interruptId = interruptId;
+    this.pending = pending;
   }
 }
 

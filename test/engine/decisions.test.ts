@@ -174,6 +174,15 @@ describe.each(SAVERS)("strict resume ($name)", (kind) => {
     expect((await graph.getState("t")).interrupts).toHaveLength(2);
   });
 
+  it("UnknownInterruptError carries the pending ids as a field, like the other resume errors", async () => {
+    const graph = twoParallel(new RunLog(), saver());
+    const paused = await graph.invoke({}, { threadId: "t" });
+    const unknown = "f".repeat(32);
+    const error = await graph.invoke(new Command({ resume: { [unknown]: 1 } }), { threadId: "t" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnknownInterruptError);
+    expect(error).toMatchObject({ interruptId: unknown, pending: ids(paused) });
+  });
+
   it("an id answered before is already answered, also after the run finished", async () => {
     const log = new RunLog();
     const graph = threeQuestions(log, saver());
