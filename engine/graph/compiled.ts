@@ -87,7 +87,8 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> implem
 
   /**
    * Streams a run as `{ type, ns, data }` parts for the chosen modes. Breaking
-   * out of the loop cancels the run.
+   * out of the loop cancels the run, and the loop is left once the run has
+   * stopped and released the thread: the next call on it is not busy.
    */
   stream(input: UpdateOf<S> | Command | null | undefined, options: StreamOptions<Context> = {}): AsyncIterableIterator<StreamPart> {
     const modes = normalizeModes(options.streamMode);
@@ -97,9 +98,13 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> implem
       if (external.aborted) controller.abort(external.reason);
       else external.addEventListener("abort", () => controller.abort(external.reason), { once: true });
     }
-    const queue = new StreamQueue<StreamPart>(() => controller.abort(new RunCancelledError("the stream consumer stopped reading")));
+    const queue = new StreamQueue<StreamPart>(() => {
+      controller.abort(new RunCancelledError("the stream consumer stopped reading"));
+      return settled;
+    });
     const sink = new StreamSink(new Set(modes), (part) => queue.push(part), options.subgraphs ?? false);
-    this.#execute(input, options, sink, controller.signal).then(
+    // Settles (never rejects) after the run has released the thread.
+    const settled: Promise<void> = this.#execute(input, options, sink, controller.signal).then(
       () => queue.close(),
       (error: unknown) => queue.fail(error),
     );

@@ -253,18 +253,32 @@ async function executeStep(
   const results: StepResult[] = [];
   let failure: unknown;
 
-  const one = async (task: StepTask): Promise<void> => {
+  // Before anything runs (LangGraph's order): tasks that finished before a
+  // pause are not run again — their saved writes are replayed, marked cached
+  // so a consumer summing updates counts them once — then tasks whose
+  // interrupts are still unanswered report them again, as the first pause did
+  // (a partial resume does not re-run them).
+  const toRun: StepTask[] = [];
+  const waiting: Interrupt[][] = [];
+  for (const task of tasks) {
     const record = task.record;
     if (record?.done) {
       results.push(stepResult(task, record.writes, [], false));
-      if (visible(task)) sink.emit("updates", p.nsPath, { [task.name]: updatePayload(record.writes, graph.publicKeys) });
-      return;
+      if (visible(task)) sink.emit("updates", p.nsPath, { [task.name]: updatePayload(record.writes, graph.publicKeys), __metadata__: { cached: true } });
+      continue;
     }
     const open = record ? pendingInterruptsOf(record) : [];
     if (open.length > 0 && !open.some((i) => run.resumeMap.has(i.id))) {
       results.push(stepResult(task, [], open, true));
-      return;
+      waiting.push(open);
+      continue;
     }
+    toRun.push(task);
+  }
+  for (const open of waiting) sink.emit("updates", p.nsPath, { __interrupt__: open });
+
+  const one = async (task: StepTask): Promise<void> => {
+    const record = task.record;
     // START reads the run input; a Send task its argument; every other task the state.
     const input = (task.name === START ? channels.get(START)?.get() : task.path[0] === PUSH ? task.sendArg : state) as Record<string, unknown>;
     if (visible(task) && (sink.wants("tasks") || sink.wants("debug"))) {
@@ -360,7 +374,7 @@ async function executeStep(
   };
 
   try {
-    await Promise.all(tasks.map(one));
+    await Promise.all(toRun.map(one));
   } finally {
     if (stepController) run.signal.removeEventListener("abort", onRunAbort);
   }

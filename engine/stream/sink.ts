@@ -56,9 +56,10 @@ export class StreamQueue<T> implements AsyncIterableIterator<T> {
   };
   #done = false;
   #error: { error: unknown } | undefined;
-  readonly #onReturn: () => void;
+  readonly #onReturn: () => void | Promise<unknown>;
 
-  constructor(onReturn: () => void = () => {}) {
+  /** `onReturn` runs when the consumer stops early; return() waits for the promise it gives, if any. */
+  constructor(onReturn: () => void | Promise<unknown> = () => {}) {
     this.#onReturn = onReturn;
   }
 
@@ -112,13 +113,13 @@ export class StreamQueue<T> implements AsyncIterableIterator<T> {
   }
 
   return(): Promise<IteratorResult<T>> {
-    if (!this.#done) {
-      this.#done = true;
-      this.#items = [];
-      this.#head = 0;
-      this.#onReturn();
-    }
-    return Promise.resolve({ value: undefined, done: true });
+    const done: IteratorResult<T> = { value: undefined, done: true };
+    if (this.#done) return Promise.resolve(done);
+    this.#done = true;
+    this.#items = [];
+    this.#head = 0;
+    const stopped = this.#onReturn();
+    return stopped ? stopped.then(() => done, () => done) : Promise.resolve(done);
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<T> {

@@ -239,8 +239,12 @@ export function createProjector(options: ProjectorOptions): Projector {
         out.push({ ...head(), method: "values", params: params(ns, part.data) });
         return;
       case "updates":
+        // A replay of a task that finished before the pause (the engine marks it
+        // cached): the wire carried it then; it is not new work.
+        if (isRecord(part.data["__metadata__"]) && part.data["__metadata__"]["cached"] === true) return;
         ensureRunning(ns, out);
         for (const [node, update] of Object.entries(part.data)) {
+          if (node === "__metadata__") continue;
           if (node === "__interrupt__") {
             for (const interrupt of readInterrupts(update)) askInterrupt(ns, interrupt.id, interrupt.value, soleNode(ns), out);
             continue;

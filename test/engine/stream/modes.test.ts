@@ -150,7 +150,7 @@ describe("interrupts in the stream", () => {
     expect(question?.value).toBe("name?");
 
     const second = await collect(graph.stream(new Command({ resume: "Ada" }), { threadId: "t", streamMode: "updates" }));
-    expect(second.map((p) => p.data)).toEqual([{ fixed: { age: 12 } }, { ask: { name: "Ada" } }]);
+    expect(second.map((p) => p.data)).toEqual([{ fixed: { age: 12 }, __metadata__: { cached: true } }, { ask: { name: "Ada" } }]);
     expect(runs).toEqual({ ask: 2, fixed: 1 });
     expect(await graph.invoke(null, { threadId: "t" })).toEqual({ name: "Ada", age: 12 });
   });

@@ -90,6 +90,15 @@ describe("projection of the other channels", () => {
     expect(JSON.stringify(events)).not.toContain("never on the wire");
   });
 
+  it("an update the engine replays as cached (a task that finished before the pause) is not sent as new work", () => {
+    const events = project([
+      { type: "updates", ns: [], data: { c: { n: 1 }, __metadata__: { cached: true } } },
+      { type: "updates", ns: ["sub:t1"], data: { inner: { n: 2 }, __metadata__: { cached: true } } },
+      { type: "updates", ns: [], data: { a: { n: 3 } } },
+    ]);
+    expect(ofMethod(events, "updates").map((e) => [e.params.node, e.params.data])).toEqual([["a", { node: "a", values: { n: 3 } }]]);
+  });
+
   it("namespaces are copied, not shared with the engine's parts", () => {
     const ns = ["sub:t1"];
     const events = project([{ type: "values", ns, data: {} }]);
