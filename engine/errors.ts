@@ -59,6 +59,17 @@ export class InvalidUpdateError extends EngineError {
   }
 }
 
+/** Run input with a key that is not a state channel. `channels` lists the public ones (private names are never shown). */
+export class UnknownInputKeyError extends InvalidUpdateError {
+  readonly key: string;
+  readonly channels: string[];
+  constructor(key: string, channels: string[]) {
+    super(`input key "${key}" is not a state channel (channels: ${channels.join(", ") || "none"})`);
+    this.key = key;
+    this.channels = channels;
+  }
+}
+
 /** updateState() without asNode when the last step ran several nodes: the caller must say which. */
 export class AmbiguousUpdateError extends InvalidUpdateError {
   readonly candidates: string[];

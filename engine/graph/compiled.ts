@@ -19,7 +19,7 @@ import { StreamQueue, StreamSink } from "../stream/sink.ts";
 import { STREAM_MODES, type StreamMode, type StreamPart } from "../stream/types.ts";
 import { Command, type Interrupt, type RunOptions, type StateOf, type StateSchema, type StreamOptions, type UpdateOf } from "../types.ts";
 import { buildRuntimeGraph, type RuntimeGraph, type RuntimeNode } from "../pregel/graph.ts";
-import { runLoop, type LoopOutcome } from "../pregel/loop.ts";
+import { checkInputKeys, runLoop, type LoopOutcome } from "../pregel/loop.ts";
 import { resolveResume } from "../pregel/resume.ts";
 import { snapshotOf, updateThreadState, type StateSnapshot } from "../pregel/state.ts";
 import type { CompileOptions, GraphDefinition, SubgraphNode } from "../pregel/definition.ts";
@@ -109,6 +109,14 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> implem
       (error: unknown) => queue.fail(error),
     );
     return queue;
+  }
+
+  /**
+   * Checks run input before a run exists: every key must be a state channel,
+   * else UnknownInputKeyError (what invoke() would fail with).
+   */
+  checkInput(input: Record<string, unknown>): void {
+    checkInputKeys(this.#runtime, input);
   }
 
   async getState(threadId: string, options: { checkpointId?: string } = {}): Promise<StateSnapshot> {

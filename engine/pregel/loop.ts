@@ -10,9 +10,9 @@ import { ERROR, INTERRUPT, NO_WRITES, NULL_TASK_ID, PULL, PUSH, RESUME, START } 
 import {
   CheckpointNotFoundError,
   GraphRecursionError,
-  InvalidUpdateError,
   PendingInterruptsError,
   RunCancelledError,
+  UnknownInputKeyError,
 } from "../errors.ts";
 import { NEVER_ABORTED, TaskContext, type RunContext } from "../runtime/context.ts";
 import type { StreamSink } from "../stream/sink.ts";
@@ -124,13 +124,8 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
   };
   if (p.input !== null) {
     refuseWhilePending();
-    const writes: Write[] = [];
-    for (const key of Object.keys(p.input)) {
-      if (!graph.stateKeys.has(key)) {
-        throw new InvalidUpdateError(`input key "${key}" is not a state channel (channels: ${graph.stateKeyList.join(", ")})`);
-      }
-    }
-    writes.push([START, p.input]);
+    checkInputKeys(graph, p.input);
+    const writes: Write[] = [[START, p.input]];
     // New input starts a new pass from START: the tasks still planned here (a
     // pause at a breakpoint, a failed step) are dropped — they count as having
     // seen their triggers, which clear (LangGraph's rule).
@@ -195,6 +190,13 @@ export async function runLoop(p: LoopParams): Promise<LoopOutcome> {
     stepsRun += 1;
     sink.emit("values", p.nsPath, readValues(channels, graph.publicKeyList));
     if (shouldInterrupt(checkpoint, p.interruptAfter, tasks)) return outcome("interrupted");
+  }
+}
+
+/** Run input may only name state channels (callers such as the hub check it before a run exists). */
+export function checkInputKeys(graph: RuntimeGraph, input: Record<string, unknown>): void {
+  for (const key of Object.keys(input)) {
+    if (!graph.stateKeys.has(key)) throw new UnknownInputKeyError(key, [...graph.publicKeyList]);
   }
 }
 

@@ -3,7 +3,7 @@
  * thread's pending interrupts first: an `input.respond` must fail with a
  * code before it is acknowledged, not later as a failed run.
  */
-import { EngineError } from "../../engine/index.ts";
+import { AmbiguousResumeError, EngineError, PendingInterruptsError, UnknownInputKeyError, UnknownInterruptError } from "../../engine/index.ts";
 import { SwitchboardError, type ErrorCode } from "../protocol/index.ts";
 
 export interface Answer {
@@ -66,9 +66,17 @@ const ENGINE_TO_WIRE: Partial<Record<string, ErrorCode>> = {
   CHECKPOINT_NOT_FOUND: "no_such_checkpoint",
 };
 
+/** The fields an engine error carries, as wire details (the message says the same in words). */
+function detailsOf(error: EngineError): Record<string, unknown> | undefined {
+  if (error instanceof UnknownInputKeyError) return { key: error.key, channels: error.channels };
+  if (error instanceof UnknownInterruptError) return { interrupt_id: error.interruptId, pending: error.pending };
+  if (error instanceof AmbiguousResumeError || error instanceof PendingInterruptsError) return { pending: error.pending };
+  return undefined;
+}
+
 /** Any error as a SwitchboardError with a wire code (unknown_error for the unexpected). */
 export function toSwitchboardError(error: unknown): SwitchboardError {
   if (error instanceof SwitchboardError) return error;
-  if (error instanceof EngineError) return new SwitchboardError(ENGINE_TO_WIRE[error.code] ?? "unknown_error", error.message);
+  if (error instanceof EngineError) return new SwitchboardError(ENGINE_TO_WIRE[error.code] ?? "unknown_error", error.message, detailsOf(error));
   return new SwitchboardError("unknown_error", error instanceof Error ? error.message : String(error));
 }

@@ -10,6 +10,8 @@ export interface AssistantGraph {
   stream(input: Record<string, unknown> | Command | null, options: StreamOptions): AsyncIterableIterator<StreamPart>;
   getState(threadId: string, options?: { checkpointId?: string }): Promise<StateSnapshot>;
   getStateHistory(threadId: string, options?: HistoryOptions): AsyncIterable<StateSnapshot>;
+  /** Throws (UnknownInputKeyError) for input the graph would refuse: checked before a run exists. */
+  checkInput(input: Record<string, unknown>): void;
 }
 
 export interface Assistant {

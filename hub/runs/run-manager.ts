@@ -287,6 +287,8 @@ export class RunManager {
     if (typeof input !== "object" || Array.isArray(input)) {
       throw new SwitchboardError("invalid_argument", "run input must be an object of state updates (or null to continue)");
     }
+    // Before the run record exists: the engine would refuse the input anyway, as a failed run.
+    assistant.graph.checkInput(input as Record<string, unknown>);
     return { ...base, input: { ...input } };
   }
 

@@ -103,6 +103,7 @@ export async function handleCommand(command: ProtocolCommand, ctx: CommandContex
     const threadless = await dispatchThreadless(command, ctx);
     if (threadless) return threadless;
     if (threadId === undefined) throw new SwitchboardError("invalid_argument", `${command.method} needs a thread_id on this endpoint`);
+    if (command.method === "run.start") await checkRunStartInput(command, threadId, ctx);
     const thread = await ctx.services.runs.ensureThread(threadId, ctx.principal, CREATES_THREAD.has(command.method));
     const outcome = await dispatch(command, thread, ctx);
     if ("finish" in outcome) {
@@ -308,6 +309,28 @@ async function dispatch(command: ProtocolCommand, thread: ThreadRecord, ctx: Com
 
 function assistantGraph(thread: ThreadRecord, ctx: CommandContext) {
   return thread.assistantId === null ? undefined : ctx.services.assistants.get(thread.assistantId)?.graph;
+}
+
+/**
+ * Run admission: input the graph would refuse (a key that is not a state
+ * channel, a value that is not an object) is `invalid_argument` before the
+ * thread, the run or any event exists — not a run that fails at once. Input
+ * that answers an interrupted thread's questions (see answerByRunStart) is
+ * not state and is not checked here.
+ */
+async function checkRunStartInput(command: CommandOf<"run.start">, threadId: string, ctx: CommandContext): Promise<void> {
+  const input: unknown = command.params.input;
+  if (input === null || input === undefined) return;
+  const assistant = ctx.services.assistants.get(command.params.assistant_id);
+  if (!assistant) return; // runs.start answers not_found
+  if (forkOf(command.params.config) === undefined && !ctx.services.runs.isBusy(threadId)) {
+    const pending = await ctx.services.reviews.pendingOnThread(ctx.principal.tenant, threadId);
+    if (pending.length > 0) return;
+  }
+  if (typeof input !== "object" || Array.isArray(input)) {
+    throw new SwitchboardError("invalid_argument", "run input must be an object of state updates (or null to continue)");
+  }
+  assistant.graph.checkInput(input as Record<string, unknown>);
 }
 
 /**

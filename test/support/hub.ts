@@ -49,6 +49,16 @@ export function tempDataDir(): string {
   return dir;
 }
 
+/**
+ * The hub's storages, for tests that must hold on each checkpointer
+ * (describe.each): in memory, and SQLite in a temp data dir. Call `config()`
+ * inside a test. A Postgres entry belongs here too.
+ */
+export const HUB_STORAGES: ReadonlyArray<{ name: string; config: () => HubConfig }> = [
+  { name: "MemorySaver", config: () => ({ dataDir: null }) },
+  { name: "SqliteSaver", config: () => ({ dataDir: tempDataDir() }) },
+];
+
 export const wsUrl = (hub: { url: string }, path: string): string => hub.url.replace(/^http/, "ws") + path;
 
 export class TestSocket {

@@ -3,6 +3,7 @@
  * for parallel-review, strict answers, multitask strategies and run.cancel.
  */
 import { describe, expect, it, vi } from "vitest";
+import { START, StateGraph, lastValue, type Checkpointer } from "../../../engine/index.ts";
 import { REVIEW_DRAFT } from "../../../hub/index.ts";
 import { ALL_CHANNELS, TestSocket, WAIT, interruptIdsOf, isRootLifecycle, testHub, textOf, wsUrl } from "../../support/hub.ts";
 
@@ -13,7 +14,7 @@ async function openThread(hub: { url: string }, threadId: string): Promise<TestS
 }
 
 describe("runs", () => {
-  it("input.respond with update edits the state as the resumed step completes; a bad key fails nothing else", async () => {
+  it("input.respond with update edits the state the resumed run works on", async () => {
     const hub = await testHub();
     const socket = await openThread(hub, "t-edit");
     await socket.request("run.start", { assistant_id: "review", input: { topic: "hubs" } });
@@ -182,9 +183,22 @@ describe("runs", () => {
   });
 
   it("a failing run ends with a failed lifecycle, a failed record and the thread in error", async () => {
-    const hub = await testHub();
+    // Input the graph refuses is refused before a run exists (admission.test.ts): this node fails instead.
+    const failing = (checkpointer: Checkpointer) => [
+      {
+        id: "fail",
+        description: "A node that throws.",
+        graph: new StateGraph({ n: lastValue<number>() })
+          .addNode("boom", () => {
+            throw new Error("boom");
+          })
+          .addEdge(START, "boom")
+          .compile({ checkpointer, name: "fail" }),
+      },
+    ];
+    const hub = await testHub({ assistants: failing });
     const socket = await openThread(hub, "t-fail");
-    const started = await socket.request("run.start", { assistant_id: "review", input: { no_such_channel: 1 } });
+    const started = await socket.request("run.start", { assistant_id: "fail", input: { n: 1 } });
     const failed = await socket.waitForEvent(isRootLifecycle("failed"));
     expect(failed.params.data).toMatchObject({ error: expect.any(String) });
     expect(failed.params.data).not.toHaveProperty("cancelled");
@@ -192,7 +206,7 @@ describe("runs", () => {
     await expect.poll(async () => (await hub.services.store.getRun(runId))?.status, WAIT).toBe("failed");
     expect((await hub.services.store.getThread("t-fail", "default"))?.status).toBe("error");
     const tree = await socket.request("agent.getTree", {});
-    expect(tree).toMatchObject({ type: "success", result: { tree: { namespace: [], status: "failed", graph_name: "review" } } });
+    expect(tree).toMatchObject({ type: "success", result: { tree: { namespace: [], status: "failed", graph_name: "fail" } } });
   });
 
   it("state.listCheckpoints lists the thread's checkpoints, newest first", async () => {
