@@ -247,8 +247,8 @@ export class RunManager {
 
   /**
    * State edits sent with an answer (input.respond { update, goto }): kept
-   * until the thread's next resume, which applies them with the answers when
-   * the paused step completes (engine Command({ resume, update, goto })).
+   * until the thread's next resume, which applies them with the answers
+   * before the answered tasks run again (engine Command({ resume, update, goto })).
    * Several answers' edits merge: later keys win, gotos add up.
    */
   addResumeEdits(threadId: string, update: Record<string, unknown> | undefined, goto: GotoTarget | readonly GotoTarget[] | undefined): () => void {

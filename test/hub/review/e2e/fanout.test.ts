@@ -5,6 +5,7 @@
  * engine requires (each branch twice: once to ask, once with its answer).
  */
 import { describe, expect, it, vi } from "vitest";
+import { HUB_STORAGES } from "../../../support/hub.ts";
 import { REVIEWER, WAIT, answeredEvents, isRootLifecycle, ok, openAs, reviewHub, startAndWait, type Calls } from "./helpers.ts";
 
 describe("parallel review fan-out", () => {
@@ -63,34 +64,6 @@ describe("parallel review fan-out", () => {
     expect(await hub.services.store.listRuns(threadId)).toHaveLength(4);
   });
 
-  it("eager: each resumed run asks its still-open questions again (same ids) and does not resend finished branches' updates", async () => {
-    const hub = await reviewHub();
-    const threadId = "fan-eager-wire";
-    const { operator, ids } = await startAndWait(hub, threadId, "fan3", {}, { expected: 3, params: { review_policy: "eager" } });
-    const watcher = await openAs(hub, "wes", REVIEWER);
-    await watcher.subscribe({ channels: ["lifecycle", "input", "updates"] }, { thread_id: threadId });
-    const reviewer = await openAs(hub, "ann", REVIEWER);
-    for (const [n, id] of ids.slice(0, 2).entries()) {
-      ok(await reviewer.request("input.respond", { namespace: [], interrupt_id: id, response: "ok" }, { thread_id: threadId }));
-      await vi.waitFor(() => expect(operator.events.filter(isRootLifecycle("interrupted"))).toHaveLength(n + 2), WAIT);
-    }
-    // The watcher joined after the first run (whose events it may get as a replay): the last two runs are the resumes.
-    const runIds = [...new Set(watcher.events.flatMap((e) => (e.method === "lifecycle" && e.run_id !== undefined ? [e.run_id] : [])))].slice(-2);
-    expect(runIds).toHaveLength(2);
-    expect(await hub.services.store.listRuns(threadId)).toHaveLength(3);
-    const of = (runId: string | undefined, method: string) => watcher.events.filter((e) => e.run_id === runId && e.method === method);
-    const asked = (runId: string | undefined) => of(runId, "input.requested").map((e) => (e.method === "input.requested" ? e.params.data.interrupt_id : "")).sort();
-    const updated = (runId: string | undefined) => of(runId, "updates").map((e) => (e.method === "updates" ? e.params.data.node : ""));
-    // The first resume answered ids[0]: its run still waits on the other two and says so.
-    expect(asked(runIds[0])).toEqual([ids[1], ids[2]].sort());
-    expect(asked(runIds[1])).toEqual([ids[2]]);
-    // The second resume replays the branch that finished in the first one: not sent again as an update.
-    const [first, second] = [updated(runIds[0]), updated(runIds[1])];
-    expect(first).toHaveLength(1);
-    expect(second).toHaveLength(1);
-    expect(second).not.toEqual(first);
-  });
-
   it("eager, three concurrent answers: resumes queue behind each other, each branch still runs twice, join once", async () => {
     const calls: Calls = {};
     const hub = await reviewHub({}, calls);
@@ -116,5 +89,35 @@ describe("parallel review fan-out", () => {
     expect(ok(await reviewer.request("input.respond", { namespace: [], interrupt_id: ids[0], response: "ok" }, { thread_id: threadId }))["resumed"]).toBe(true);
     await vi.waitFor(() => expect(operator.events.filter(isRootLifecycle("interrupted"))).toHaveLength(2), WAIT);
     expect(calls).toMatchObject({ a: 2, b: 1, c: 1 });
+  });
+});
+
+describe.each(HUB_STORAGES)("eager resumes on the wire ($name)", (storage) => {
+  it("eager: each resumed run asks its still-open questions again (same ids) and does not resend finished branches' updates", async () => {
+    const hub = await reviewHub(storage.config());
+    const threadId = "fan-eager-wire";
+    const { operator, ids } = await startAndWait(hub, threadId, "fan3", {}, { expected: 3, params: { review_policy: "eager" } });
+    const watcher = await openAs(hub, "wes", REVIEWER);
+    await watcher.subscribe({ channels: ["lifecycle", "input", "updates"] }, { thread_id: threadId });
+    const reviewer = await openAs(hub, "ann", REVIEWER);
+    for (const [n, id] of ids.slice(0, 2).entries()) {
+      ok(await reviewer.request("input.respond", { namespace: [], interrupt_id: id, response: "ok" }, { thread_id: threadId }));
+      await vi.waitFor(() => expect(operator.events.filter(isRootLifecycle("interrupted"))).toHaveLength(n + 2), WAIT);
+    }
+    // The watcher joined after the first run (whose events it may get as a replay): the last two runs are the resumes.
+    const runIds = [...new Set(watcher.events.flatMap((e) => (e.method === "lifecycle" && e.run_id !== undefined ? [e.run_id] : [])))].slice(-2);
+    expect(runIds).toHaveLength(2);
+    expect(await hub.services.store.listRuns(threadId)).toHaveLength(3);
+    const of = (runId: string | undefined, method: string) => watcher.events.filter((e) => e.run_id === runId && e.method === method);
+    const asked = (runId: string | undefined) => of(runId, "input.requested").map((e) => (e.method === "input.requested" ? e.params.data.interrupt_id : "")).sort();
+    const updated = (runId: string | undefined) => of(runId, "updates").map((e) => (e.method === "updates" ? e.params.data.node : ""));
+    // The first resume answered ids[0]: its run still waits on the other two and says so.
+    expect(asked(runIds[0])).toEqual([ids[1], ids[2]].sort());
+    expect(asked(runIds[1])).toEqual([ids[2]]);
+    // The second resume replays the branch that finished in the first one: not sent again as an update.
+    const [first, second] = [updated(runIds[0]), updated(runIds[1])];
+    expect(first).toHaveLength(1);
+    expect(second).toHaveLength(1);
+    expect(second).not.toEqual(first);
   });
 });
