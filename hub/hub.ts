@@ -8,8 +8,8 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { createAdaptorServer } from "@hono/node-server";
-import { createAuthenticator } from "./auth/index.ts";
-import { ConfigError, DEFAULT_LIMITS, consoleLogger, isLoopbackHost, validateConfig, type HubConfig } from "./config.ts";
+import { createAuthenticator, type Authenticator } from "./auth/index.ts";
+import { ConfigError, DEFAULT_LIMITS, consoleLogger, isLoopbackHost, validateConfig, type HubConfig, type HubLimits, type Logger } from "./config.ts";
 import { originPolicy } from "./auth/index.ts";
 import type { Assistant } from "./runs/assistants.ts";
 import { demoAssistants } from "./demo/index.ts";
@@ -21,7 +21,7 @@ import { AssistantRegistry } from "./runs/assistants.ts";
 import { RunManager } from "./runs/index.ts";
 import type { HubServices } from "./services.ts";
 import { SubscriptionDirectory } from "./sessions/directory.ts";
-import { openStorage } from "./storage/index.ts";
+import { openStorage, type Storage } from "./storage/index.ts";
 import { ThreadLogs } from "./threads/index.ts";
 import { attachWebSockets, type WebSocketGlue } from "./ws/server.ts";
 
@@ -52,17 +52,22 @@ export async function createHub(input: HubConfig = {}): Promise<Hub> {
   const logger = config.logger ?? consoleLogger;
   const limits = { ...DEFAULT_LIMITS, ...config.limits };
   const auth = createAuthenticator({ secret: config.jwtSecret, jwks: config.jwks });
+  // Config errors first, then the data dir's lock (openStorage takes it before reading anything).
   const storage = openStorage(config.dataDir === undefined ? "./data" : config.dataDir);
-  const factory = config.assistants ?? demoAssistants(config.demoTokenDelayMs === undefined ? {} : { tokenDelayMs: config.demoTokenDelayMs });
-  let assistants: AssistantRegistry;
   try {
-    const list = factory(storage.checkpointer);
-    checkAssistants(list, storage.checkpointer);
-    assistants = new AssistantRegistry(list);
+    return await assemble(config, logger, limits, auth, storage);
   } catch (error) {
+    // A hub that failed to start leaves the data dir as it found it: unlocked.
     storage.close();
     throw error;
   }
+}
+
+async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, auth: Authenticator, storage: Storage): Promise<Hub> {
+  const factory = config.assistants ?? demoAssistants(config.demoTokenDelayMs === undefined ? {} : { tokenDelayMs: config.demoTokenDelayMs });
+  const list = factory(storage.checkpointer);
+  checkAssistants(list, storage.checkpointer);
+  const assistants = new AssistantRegistry(list);
   const metrics = new HubMetrics();
   const logs = new ThreadLogs({
     capacity: limits.replayCapacity,
@@ -170,6 +175,12 @@ export async function createHub(input: HubConfig = {}): Promise<Hub> {
 /** createHub + start, for scripts and tests. */
 export async function startHub(config: HubConfig = {}): Promise<Hub & { port: number; url: string }> {
   const hub = await createHub(config);
-  const address = await hub.start();
-  return Object.assign(hub, address);
+  try {
+    const address = await hub.start();
+    return Object.assign(hub, address);
+  } catch (error) {
+    // Port in use, say: give the data dir back before reporting it.
+    await hub.close();
+    throw error;
+  }
 }

@@ -1,5 +1,6 @@
 /** The public surface of the Switchboard hub. */
 export { createHub, startHub, type Hub } from "./hub.ts";
+export { DataDirInUseError } from "./storage/index.ts";
 export { ConfigError, DEFAULT_LIMITS, HUB_ENV_VARS, configFromEnv, consoleLogger, silentLogger, validateConfig } from "./config.ts";
 export type { ConfigErrorCode, HubConfig, HubLimits, JwksConfig, Logger } from "./config.ts";
 export { AssistantRegistry } from "./runs/assistants.ts";

@@ -4,12 +4,17 @@
  * typo) is one line on stderr with how to fix it, and exit code 2 — no stack.
  */
 import { AuthConfigError } from "./auth/index.ts";
-import { ConfigError, configFromEnv, startHub } from "./index.ts";
+import { ConfigError, DataDirInUseError, configFromEnv, startHub } from "./index.ts";
 
 function fail(error: unknown): never {
   if (error instanceof ConfigError || error instanceof AuthConfigError) {
     console.error(`[switchboard] cannot start: ${error.message}`);
     process.exit(2);
+  }
+  if (error instanceof DataDirInUseError) {
+    // "data dir … is in use by pid N": another hub holds it; nothing was changed.
+    console.error(`[switchboard] cannot start: ${error.message}`);
+    process.exit(1);
   }
   const code = error instanceof Error && "code" in error ? String(error.code) : "";
   if (code === "EADDRINUSE" || code === "EADDRNOTAVAIL" || code === "EACCES") {

@@ -7,8 +7,13 @@
  * "latest" is `ORDER BY checkpoint_id DESC LIMIT 1` and `list` pages backwards
  * through the same index, so neither slows down as a thread's history grows.
  * Listing every namespace of a thread uses a second index ordered by id.
+ *
+ * On its own file the saver opens it through openSqlite (pragmas, numbered
+ * migrations of CHECKPOINT_SCHEMA); the hub's file carries the same tables
+ * through the hub's own migrations, which include these.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openSqlite, requireTables, type SqliteSchema } from "./sqlite-open.ts";
 import { CheckpointNotFoundError, decodeWriteValue, encodeWriteValue, metadataMatches } from "./shared.ts";
 import type {
   Checkpoint,
@@ -20,7 +25,8 @@ import type {
   PendingWrite,
 } from "./types.ts";
 
-const SCHEMA = `
+/** Migration 1 of the checkpoint tables (IF NOT EXISTS: it adopts files made before versioning). */
+const CHECKPOINTS_V1 = `
 CREATE TABLE IF NOT EXISTS checkpoints (
   thread_id TEXT NOT NULL,
   checkpoint_ns TEXT NOT NULL,
@@ -44,6 +50,23 @@ CREATE TABLE IF NOT EXISTS writes (
   PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, channel, idx)
 );
 `;
+
+/**
+ * The checkpoint tables' migrations. Released migrations are never edited;
+ * a change is a new entry, which the hub's migration list must take up too
+ * (a test in test/hub/storage/sqlite checks that it does).
+ */
+export const CHECKPOINT_MIGRATIONS = [{ version: 1, name: "checkpoints and pending writes", sql: CHECKPOINTS_V1 }] as const;
+
+/** A file that holds checkpoints only: what `new SqliteSaver(path)` opens. */
+export const CHECKPOINT_SCHEMA: SqliteSchema = {
+  name: "checkpoints",
+  applicationId: 0x5357_4350, // "SWCP"
+  migrations: CHECKPOINT_MIGRATIONS,
+};
+
+/** The tables the saver reads and writes; an adopted connection must have them. */
+export const CHECKPOINT_TABLES = ["checkpoints", "writes"] as const;
 
 const CHECKPOINT_COLUMNS = "checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata";
 
@@ -159,17 +182,15 @@ export class SqliteSaver implements Checkpointer {
   readonly #removeThread: (threadId: string) => void;
 
   /**
-   * Opens (creating if needed) the SQLite file at a path, or adopts an open
-   * Database (shared with other stores, say), which close() then leaves open.
+   * Opens (creating and migrating if needed) the SQLite file at a path, or
+   * adopts an open Database that already has the checkpoint tables (the hub's,
+   * say), which close() then leaves open.
    */
   constructor(pathOrDb: string | Database.Database) {
     this.#ownsDb = typeof pathOrDb === "string";
-    this.db = typeof pathOrDb === "string" ? new Database(pathOrDb) : pathOrDb;
+    this.db = typeof pathOrDb === "string" ? openSqlite(pathOrDb, CHECKPOINT_SCHEMA) : pathOrDb;
     const db = this.db;
-    db.pragma("journal_mode = WAL");
-    // With WAL, NORMAL cannot corrupt the file; a power loss may only drop the last commits.
-    db.pragma("synchronous = NORMAL");
-    db.exec(SCHEMA);
+    if (!this.#ownsDb) requireTables(db, "SqliteSaver", CHECKPOINT_TABLES);
     const sql = (this.#sql = prepareStatements(db));
 
     // One transaction per call, so a tuple's checkpoint and writes come from

@@ -52,9 +52,9 @@ export const RULES: IForbiddenRuleType[] = [
   },
   {
     name: "drivers-in-storage",
-    comment: "Database drivers are adapters: only hub/storage and the engine's own savers import them.",
+    comment: "Database drivers are adapters: only hub/storage and the engine's own savers (and their SQLite opener) import them.",
     severity: "error",
-    from: { path: "^(hub|engine|client)/", pathNot: "^(hub/storage/|engine/checkpoint/(sqlite|postgres)\\.ts$)" },
+    from: { path: "^(hub|engine|client)/", pathNot: "^(hub/storage/|engine/checkpoint/(sqlite|sqlite-open|postgres)\\.ts$)" },
     to: { path: DRIVERS },
   },
 ];

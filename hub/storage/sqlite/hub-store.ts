@@ -1,14 +1,16 @@
 /**
  * SqliteHubStore: threads and runs in SQLite through better-sqlite3, the
  * hub's default store. It can share one Database with the engine's
- * SqliteSaver, hence the `hub_` table prefix. JSON columns are TEXT,
+ * SqliteSaver, hence the `hub_` table prefix; the tables come from the hub's
+ * migrations (migrations.ts). JSON columns are TEXT,
  * timestamps ISO strings (which sort as text); statements are prepared once.
  *
  * Each table has an explicit `seq INTEGER PRIMARY KEY`: it breaks createdAt
  * ties in "newest first", and unlike an implicit rowid VACUUM keeps it. The
  * indexes end in it implicitly, so ordered lists read an index without a sort.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { requireTables } from "../../../engine/checkpoint/sqlite-open.ts";
 import {
   applyRunPatch,
   applyThreadPatch,
@@ -24,38 +26,9 @@ import {
 } from "../../runs/records.ts";
 import type { ListRunsOptions, ListThreadsOptions, NewRun, NewThread, RunPatch, ThreadPatch } from "../../runs/records.ts";
 import type { HubStore, MultitaskStrategy, RunRecord, RunStatus, ThreadRecord, ThreadStatus } from "../../runs/store.ts";
+import { HUB_RECORD_TABLES } from "./migrations.ts";
+import { openHubDatabase } from "./open.ts";
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS hub_threads (
-  seq INTEGER PRIMARY KEY,
-  thread_id TEXT NOT NULL UNIQUE,
-  tenant TEXT NOT NULL,
-  assistant_id TEXT,
-  status TEXT NOT NULL,
-  metadata TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS hub_threads_tenant_status ON hub_threads (tenant, status, created_at);
-CREATE INDEX IF NOT EXISTS hub_threads_tenant_created ON hub_threads (tenant, created_at);
-CREATE TABLE IF NOT EXISTS hub_runs (
-  seq INTEGER PRIMARY KEY,
-  run_id TEXT NOT NULL UNIQUE,
-  thread_id TEXT NOT NULL,
-  tenant TEXT NOT NULL,
-  assistant_id TEXT NOT NULL,
-  status TEXT NOT NULL,
-  started_by TEXT NOT NULL,
-  multitask_strategy TEXT NOT NULL,
-  input TEXT NOT NULL,
-  error TEXT,
-  created_at TEXT NOT NULL,
-  started_at TEXT,
-  ended_at TEXT
-);
-CREATE INDEX IF NOT EXISTS hub_runs_thread_created ON hub_runs (thread_id, created_at);
-CREATE INDEX IF NOT EXISTS hub_runs_status_created ON hub_runs (status, created_at);
-`;
 
 interface ThreadRow {
   thread_id: string;
@@ -217,18 +190,15 @@ export class SqliteHubStore implements HubStore {
   readonly #updateRun: (runId: string, patch: RunPatch) => RunRecord | undefined;
 
   /**
-   * Opens (creating if needed) the SQLite file at a path, or adopts an open
-   * Database (the one the engine's SqliteSaver uses, say), which close() then
-   * leaves open.
+   * Opens (creating and migrating if needed) the hub's SQLite file at a path,
+   * or adopts an open Database (openStorage's, shared with the engine's
+   * SqliteSaver), which close() then leaves open.
    */
   constructor(pathOrDb: string | Database.Database) {
     this.#ownsDb = typeof pathOrDb === "string";
-    this.db = typeof pathOrDb === "string" ? new Database(pathOrDb) : pathOrDb;
+    this.db = typeof pathOrDb === "string" ? openHubDatabase(pathOrDb) : pathOrDb;
     const db = this.db;
-    db.pragma("journal_mode = WAL");
-    // With WAL, NORMAL cannot corrupt the file; a power loss may only drop the last commits.
-    db.pragma("synchronous = NORMAL");
-    db.exec(SCHEMA);
+    if (!this.#ownsDb) requireTables(db, "SqliteHubStore", HUB_RECORD_TABLES);
     const sql = (this.#sql = prepareStatements(db));
     // Past every time already stamped here (ISO strings sort as text): see monotonicClock.
     const latest = db

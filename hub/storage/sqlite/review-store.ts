@@ -7,7 +7,8 @@
  * `status IN ('open','claimed')` — so the database, not JS scheduling,
  * decides which answer wins.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { requireTables } from "../../../engine/checkpoint/sqlite-open.ts";
 import type { Principal } from "../../auth/index.ts";
 import { DEFAULT_CANCEL_REASON } from "../../review/store.ts";
 import type { ReviewStore } from "../../review/store.ts";
@@ -24,51 +25,10 @@ import {
   planResume,
 } from "../../review/transitions.ts";
 import type { Transition } from "../../review/transitions.ts";
+import { REVIEW_TABLES } from "./migrations.ts";
+import { openHubDatabase } from "./open.ts";
 import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumePolicy, ReviewItem, ReviewStatus } from "../../review/types.ts";
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS hub_review_items (
-  seq INTEGER PRIMARY KEY,
-  interrupt_id TEXT NOT NULL UNIQUE,
-  thread_id TEXT NOT NULL,
-  run_id TEXT NOT NULL,
-  tenant TEXT NOT NULL,
-  queue TEXT NOT NULL,
-  status TEXT NOT NULL,
-  namespace TEXT NOT NULL,
-  node TEXT,
-  payload TEXT NOT NULL,
-  routing TEXT NOT NULL,
-  started_by TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  expires_at TEXT,
-  claim_sub TEXT,
-  claim_name TEXT,
-  claim_until TEXT,
-  answer_value TEXT,
-  answered_sub TEXT,
-  answered_name TEXT,
-  answered_at TEXT,
-  resumed_at TEXT,
-  version INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS hub_review_items_queue ON hub_review_items (tenant, queue, status);
-CREATE INDEX IF NOT EXISTS hub_review_items_thread ON hub_review_items (thread_id);
-CREATE INDEX IF NOT EXISTS hub_review_items_run ON hub_review_items (run_id);
-CREATE INDEX IF NOT EXISTS hub_review_items_due ON hub_review_items (status, expires_at);
-CREATE INDEX IF NOT EXISTS hub_review_items_claims ON hub_review_items (status, claim_until);
-CREATE TABLE IF NOT EXISTS hub_review_audit (
-  seq INTEGER PRIMARY KEY,
-  interrupt_id TEXT NOT NULL,
-  at TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  by_sub TEXT,
-  by_name TEXT,
-  reason TEXT,
-  detail TEXT
-);
-CREATE INDEX IF NOT EXISTS hub_review_audit_item ON hub_review_audit (interrupt_id, seq);
-`;
 
 interface ItemRow {
   interrupt_id: string;
@@ -244,15 +204,16 @@ export class SqliteReviewStore implements ReviewStore {
   readonly #sql: Statements;
   readonly #immediate: Database.Transaction<(fn: () => unknown) => unknown>;
 
-  /** Opens (creating) the SQLite file at a path, or adopts an open Database, which close() then leaves open. */
+  /**
+   * Opens (creating and migrating if needed) the hub's SQLite file at a path,
+   * or adopts an open Database that has the review tables, which close() then
+   * leaves open. Another connection's write lock is waited for (busy_timeout),
+   * not failed on.
+   */
   constructor(pathOrDb: string | Database.Database) {
     this.#ownsDb = typeof pathOrDb === "string";
-    this.db = typeof pathOrDb === "string" ? new Database(pathOrDb) : pathOrDb;
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = NORMAL");
-    // Another connection holding the write lock is waited for, not failed on.
-    this.db.pragma("busy_timeout = 5000");
-    this.db.exec(SCHEMA);
+    this.db = typeof pathOrDb === "string" ? openHubDatabase(pathOrDb) : pathOrDb;
+    if (!this.#ownsDb) requireTables(this.db, "SqliteReviewStore", REVIEW_TABLES);
     this.#sql = prepareStatements(this.db);
     this.#immediate = this.db.transaction((fn: () => unknown) => fn());
   }

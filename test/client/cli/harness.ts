@@ -125,6 +125,11 @@ export class CliProcess extends CliSession {
     this.exited = new Promise((resolve) => this.#child.once("close", (code) => resolve(code)));
   }
 
+  /** The child's pid (for a command in a process group: the group leader's). */
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
   type(line: string): void {
     this.#child.stdin.write(`${line}\n`);
   }
@@ -155,7 +160,7 @@ export function cli(args: readonly string[], env: NodeJS.ProcessEnv = {}, option
 }
 
 /** Spawns `node client/cli/bin.mjs <args>` (this process's environment plus `env`); killed after the test if still running. */
-export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliSession {
+export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliProcess {
   return track(new CliProcess(process.execPath, [BIN, ...args], { env }));
 }
 
@@ -164,7 +169,7 @@ export function command(name: string, args: readonly string[], env: NodeJS.Proce
   return track(new CliProcess(name, args, { env }, true));
 }
 
-function track(session: CliSession): CliSession {
+function track<S extends CliSession>(session: S): S {
   cleanups.push(async () => {
     session.kill();
     await session.exited;

@@ -7,6 +7,8 @@ import { SqliteSaver } from "../../../../engine/checkpoint/sqlite.ts";
 import type { Checkpoint } from "../../../../engine/checkpoint/types.ts";
 import { HubRecordExistsError } from "../../../../hub/runs/index.ts";
 import { SqliteHubStore } from "../../../../hub/storage/sqlite/hub-store.ts";
+import { openHubDatabase } from "../../../../hub/storage/sqlite/open.ts";
+import { SqliteSchemaError } from "../../../../engine/checkpoint/sqlite-open.ts";
 import type { HubStore } from "../../../../hub/runs/store.ts";
 import { describeHubStoreConformance } from "../conformance/hub-store.ts";
 import { newRun, newThread } from "../conformance/records.ts";
@@ -106,9 +108,20 @@ describe("SqliteHubStore file", () => {
     }
   });
 
-  it("shares one Database with SqliteSaver under hub_ tables, and leaves it open on close", async () => {
-    const saver = new SqliteSaver(join(dir.path, "shared.db"));
-    const store = new SqliteHubStore(saver.db);
+  it("refuses to adopt a connection whose file lacks its tables (a checkpoints-only file)", () => {
+    const saver = new SqliteSaver(join(dir.path, "checkpoints.db"));
+    try {
+      expect(() => new SqliteHubStore(saver.db)).toThrow(SqliteSchemaError);
+      expect(() => new SqliteHubStore(saver.db)).toThrow(/needs the tables hub_threads, hub_runs/);
+    } finally {
+      saver.close();
+    }
+  });
+
+  it("shares the hub's Database with SqliteSaver under hub_ tables, and leaves it open on close", async () => {
+    const db = openHubDatabase(join(dir.path, "shared.db"));
+    const saver = new SqliteSaver(db);
+    const store = new SqliteHubStore(db);
     const cp: Checkpoint = {
       v: 1,
       id: "0001",
@@ -123,7 +136,7 @@ describe("SqliteHubStore file", () => {
 
     const names = saver.db
       .prepare<[], { name: string }>(
-        "SELECT name FROM sqlite_master WHERE name LIKE 'hub\\_%' ESCAPE '\\' ORDER BY name",
+        "SELECT name FROM sqlite_master WHERE name LIKE 'hub\\_%' ESCAPE '\\' AND name NOT LIKE 'hub\\_review\\_%' ESCAPE '\\' ORDER BY name",
       )
       .all()
       .map((r) => r.name);
@@ -141,9 +154,9 @@ describe("SqliteHubStore file", () => {
     expect((await saver.getTuple({ threadId: "t1", checkpointNs: "" }))?.checkpoint.id).toBe("0001");
 
     await store.close();
-    expect(saver.db.open).toBe(true);
-    expect(await store.getThread("t1", "acme")).toBeUndefined();
     saver.close();
-    expect(saver.db.open).toBe(false);
+    expect(db.open).toBe(true);
+    expect(await store.getThread("t1", "acme")).toBeUndefined();
+    db.close();
   });
 });

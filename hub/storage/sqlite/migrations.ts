@@ -1,0 +1,115 @@
+/**
+ * The hub file's schema (`switchboard.sqlite` in the data dir): its numbered
+ * migrations, applied by openSqlite (engine/checkpoint/sqlite-open.ts, which
+ * describes the scheme) and tracked by the file's `user_version`. One list for
+ * the whole file — the engine's checkpoint tables, the hub store's threads and
+ * runs, the review store's items and audit — because one file has one
+ * `user_version`.
+ *
+ * Adding a migration: append `{ version: N + 1, name, sql }` here and never
+ * edit a released one. A new checkpoint migration in the engine
+ * (CHECKPOINT_MIGRATIONS) must be taken up by a hub migration too; a test
+ * (test/hub/storage/sqlite/migrations.test.ts) fails until it is. The Postgres
+ * adapters keep the same kind of list, with a table in place of user_version.
+ */
+import type { SqliteMigration, SqliteSchema } from "../../../engine/checkpoint/sqlite-open.ts";
+import { CHECKPOINT_MIGRATIONS } from "../../../engine/checkpoint/sqlite.ts";
+
+/** Threads and runs (SqliteHubStore). */
+const HUB_RECORDS_V1 = `
+CREATE TABLE IF NOT EXISTS hub_threads (
+  seq INTEGER PRIMARY KEY,
+  thread_id TEXT NOT NULL UNIQUE,
+  tenant TEXT NOT NULL,
+  assistant_id TEXT,
+  status TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS hub_threads_tenant_status ON hub_threads (tenant, status, created_at);
+CREATE INDEX IF NOT EXISTS hub_threads_tenant_created ON hub_threads (tenant, created_at);
+CREATE TABLE IF NOT EXISTS hub_runs (
+  seq INTEGER PRIMARY KEY,
+  run_id TEXT NOT NULL UNIQUE,
+  thread_id TEXT NOT NULL,
+  tenant TEXT NOT NULL,
+  assistant_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  started_by TEXT NOT NULL,
+  multitask_strategy TEXT NOT NULL,
+  input TEXT NOT NULL,
+  error TEXT,
+  created_at TEXT NOT NULL,
+  started_at TEXT,
+  ended_at TEXT
+);
+CREATE INDEX IF NOT EXISTS hub_runs_thread_created ON hub_runs (thread_id, created_at);
+CREATE INDEX IF NOT EXISTS hub_runs_status_created ON hub_runs (status, created_at);
+`;
+
+/** Review items and their audit trail (SqliteReviewStore). */
+const REVIEW_ITEMS_V1 = `
+CREATE TABLE IF NOT EXISTS hub_review_items (
+  seq INTEGER PRIMARY KEY,
+  interrupt_id TEXT NOT NULL UNIQUE,
+  thread_id TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  tenant TEXT NOT NULL,
+  queue TEXT NOT NULL,
+  status TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  node TEXT,
+  payload TEXT NOT NULL,
+  routing TEXT NOT NULL,
+  started_by TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  expires_at TEXT,
+  claim_sub TEXT,
+  claim_name TEXT,
+  claim_until TEXT,
+  answer_value TEXT,
+  answered_sub TEXT,
+  answered_name TEXT,
+  answered_at TEXT,
+  resumed_at TEXT,
+  version INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS hub_review_items_queue ON hub_review_items (tenant, queue, status);
+CREATE INDEX IF NOT EXISTS hub_review_items_thread ON hub_review_items (thread_id);
+CREATE INDEX IF NOT EXISTS hub_review_items_run ON hub_review_items (run_id);
+CREATE INDEX IF NOT EXISTS hub_review_items_due ON hub_review_items (status, expires_at);
+CREATE INDEX IF NOT EXISTS hub_review_items_claims ON hub_review_items (status, claim_until);
+CREATE TABLE IF NOT EXISTS hub_review_audit (
+  seq INTEGER PRIMARY KEY,
+  interrupt_id TEXT NOT NULL,
+  at TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  by_sub TEXT,
+  by_name TEXT,
+  reason TEXT,
+  detail TEXT
+);
+CREATE INDEX IF NOT EXISTS hub_review_audit_item ON hub_review_audit (interrupt_id, seq);
+`;
+
+const [checkpointsV1] = CHECKPOINT_MIGRATIONS;
+
+export const HUB_MIGRATIONS: readonly SqliteMigration[] = [
+  {
+    version: 1,
+    // IF NOT EXISTS throughout: files made before versioning are adopted as they are.
+    name: "baseline: checkpoints and writes, threads and runs, review items and audit",
+    sql: [checkpointsV1.sql, HUB_RECORDS_V1, REVIEW_ITEMS_V1].join("\n"),
+  },
+];
+
+export const HUB_SCHEMA: SqliteSchema = {
+  name: "hub",
+  applicationId: 0x5357_4842, // "SWHB"
+  migrations: HUB_MIGRATIONS,
+};
+
+/** What each adapter needs in a connection it adopts. */
+export const HUB_RECORD_TABLES = ["hub_threads", "hub_runs"] as const;
+export const REVIEW_TABLES = ["hub_review_items", "hub_review_audit"] as const;
