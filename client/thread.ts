@@ -175,11 +175,16 @@ export class ThreadHandle {
     const at = this.#subs.indexOf(sub);
     if (at === -1) return;
     this.#subs.splice(at, 1);
-    this.#gate = unsubscribed(this.#gate, sub.filter);
     const id = sub.subscriptionId;
     sub.subscriptionId = undefined;
-    if (id === undefined || this.#conn.state !== "open") return;
-    await this.#request({ thread_id: this.id, method: "subscription.unsubscribe", params: { subscription_id: id } });
+    // Until the hub confirms, the subscription still delivers: it covers what arrives meanwhile too.
+    const ended = () => void (this.#gate = unsubscribed(this.#gate, sub.filter));
+    if (id === undefined || this.#conn.state !== "open") return ended();
+    try {
+      await this.#conn.request({ thread_id: this.id, method: "subscription.unsubscribe", params: { subscription_id: id } }, { onSuccess: ended });
+    } finally {
+      ended();
+    }
   }
 
   /**

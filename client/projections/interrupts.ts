@@ -7,7 +7,7 @@
  * replay that started later): the raising task finished without it, or the
  * root run completed (an interrupted run is never reported completed).
  * Resolved questions leave
- * `pending` and are remembered (the latest 50) in `resolved`. Pure.
+ * `pending` and are remembered (the latest 50, one entry per question) in `resolved`. Pure.
  */
 import { reviewInfoSchema, type Actor, type EventOf, type Namespace, type PendingInterrupt, type ProtocolEvent, type ReviewInfo } from "../../hub/protocol/index.ts";
 
@@ -99,9 +99,11 @@ function resolve(state: InterruptsState, ids: readonly string[], threadId: strin
   const already = ids.every((id) => state.resolved.some((r) => sameItem(r, id, threadId)));
   if (!hit && already) return state;
   const made = ids.map((id) => ({ ...make(id), ...questionOf(state.pending.find((p) => sameItem(p, id, threadId))) }));
+  // One entry per question: a question asked again (an expired one after a restart) keeps only its latest outcome.
+  const kept = state.resolved.filter((r) => !made.some((m) => m.interrupt_id === r.interrupt_id && m.thread_id === r.thread_id));
   return {
     pending: state.pending.filter((p) => !ids.some((id) => sameItem(p, id, threadId))),
-    resolved: [...state.resolved, ...made].slice(-RESOLVED_KEPT),
+    resolved: [...kept, ...made].slice(-RESOLVED_KEPT),
   };
 }
 

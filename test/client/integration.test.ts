@@ -122,6 +122,36 @@ describe.skipIf(!hubReady)("SDK against the real hub", () => {
     expect(thread.values).toEqual(await serverValues(thread));
   });
 
+  it("a view that subscribes, leaves and comes back (the web app's item pages) applies nothing twice", async () => {
+    const hub = await startTestHub();
+    const operator = recordingClient(hub).client.thread("t-revisit");
+    await operator.run("parallel-review", {});
+    await statusOf(operator, "interrupted");
+    // The reviewer's client subscribes only while a page shows the thread (the run was someone else's).
+    const thread = recordingClient(hub).client.thread("t-revisit");
+    const channels = ["lifecycle", "values", "input", "tasks"] as const;
+    const first = await thread.subscribe([...channels]);
+    await vi.waitFor(() => expect(thread.interrupts).toHaveLength(3), WAIT);
+    await first.unsubscribe();
+    // Each answer from a page of its own: subscribe, answer, leave; the next page subscribes afresh.
+    const resolvedLists: string[][] = [];
+    thread.on("resolved", (list) => resolvedLists.push(list.map((r) => r.interrupt_id)));
+    for (const question of [...thread.interrupts]) {
+      const view = await thread.subscribe([...channels]);
+      await thread.respond(question.interrupt_id, { approve: true });
+      await vi.waitFor(() => expect(thread.resolved.map((r) => r.interrupt_id)).toContain(question.interrupt_id), WAIT);
+      await view.unsubscribe();
+    }
+    const last = await thread.subscribe([...channels]);
+    await statusOf(thread, "completed");
+    const ids = thread.resolved.map((r) => r.interrupt_id);
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+    // No answered question ever came back as pending, nor twice into the list.
+    for (const list of resolvedLists) expect(new Set(list).size).toBe(list.length);
+    await last.unsubscribe();
+  });
+
   it("a socket cut mid-stream loses and duplicates nothing", async () => {
     const hub = await startTestHub({ tokenDelayMs: 8 });
     const watcher = recordingClient(hub).client.thread("t-cut");

@@ -39,6 +39,13 @@ describe("interrupts projection", () => {
     expect(fold([ev("input.answered", { interrupt_ids: ["i1"] })], answered)).toBe(answered);
   });
 
+  it("keeps one resolved entry per question: asked again and resolved again, only the latest outcome stays", () => {
+    const expired = fold([requested("i1"), requested("i2"), ev("input.expired", { interrupt_id: "i1", expired_at: 7, action: "none" })]);
+    // A restart lists the unanswered question again; then it is answered.
+    const again = fold([requested("i1"), ev("input.answered", { interrupt_ids: ["i1", "i2"], answered_by: ada, answered_at: 9 })], expired);
+    expect(again.resolved.map((r) => [r.interrupt_id, r.outcome])).toEqual([["i1", "answered"], ["i2", "answered"]]);
+  });
+
   it("expiry and a cancelled run resolve their questions", () => {
     const state = fold([
       requested("i1"),

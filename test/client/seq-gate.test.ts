@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { admit, openGate, type SeqGate } from "../../client/index.ts";
-import { disconnected, subscribed } from "../../client/seq-gate.ts";
+import { ENDED_KEPT, disconnected, subscribed, unsubscribed } from "../../client/seq-gate.ts";
 import type { ProtocolEvent, SubscriptionFilter } from "../../hub/protocol/index.ts";
 import { ev } from "../support/protocol-docs.ts";
 
@@ -53,6 +53,34 @@ describe("seq gate", () => {
     const second = run(gate, [input(9), input(12), input(14)]);
     // Nothing at or below `since` is part of a replay: 10 and 9 are duplicates.
     expect([...first.applied, ...second.applied]).toEqual([11, 13, 12, 14]);
+  });
+
+  it("a filter whose subscription ended still covers what it delivered: a view that comes back applies nothing twice", () => {
+    const view: SubscriptionFilter = { channels: ["values", "input"] };
+    let gate = subscribed(openGate(), view);
+    gate = run(gate, [values(1), input(2), values(3)]).gate;
+    gate = unsubscribed(gate, view);
+    // Events the ended filter never saw (another subscription's, later ones) still apply.
+    const again: SubscriptionFilter = { channels: ["values", "input"] };
+    gate = subscribed({ ...gate, lastSeq: 5 }, again);
+    const { applied } = run(gate, [values(1), input(2), values(3), input(4), values(6)]);
+    expect(applied).toEqual([4, 6]);
+  });
+
+  it("remembers one entry per distinct ended filter, and at most ENDED_KEPT", () => {
+    let gate = openGate();
+    for (let i = 0; i < 3; i++) {
+      const same: SubscriptionFilter = { channels: ["input", "values"] };
+      gate = unsubscribed(subscribed(gate, same), same);
+    }
+    expect(gate.ended).toHaveLength(1);
+    for (let depth = 0; depth < ENDED_KEPT + 5; depth++) {
+      const f: SubscriptionFilter = { channels: ["values"], depth };
+      gate = unsubscribed(subscribed(gate, f), f);
+    }
+    expect(gate.ended).toHaveLength(ENDED_KEPT);
+    // A filter that is not delivering ends nothing.
+    expect(unsubscribed(gate, { channels: ["tasks"] })).toBe(gate);
   });
 
   it("always applies resync and moves the mark to its head_seq; unnumbered events pass", () => {

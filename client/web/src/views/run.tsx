@@ -101,19 +101,6 @@ function ResolvedQuestion({ item, now }: { item: ResolvedInterrupt; now: number 
   );
 }
 
-/** Newest first, one entry per question (a replay can resolve the same question twice). */
-function latestPer(resolved: readonly ResolvedInterrupt[]): ResolvedInterrupt[] {
-  const seen = new Set<string>();
-  const out: ResolvedInterrupt[] = [];
-  for (let i = resolved.length - 1; i >= 0; i--) {
-    const r = resolved[i];
-    if (!r || seen.has(r.interrupt_id)) continue;
-    seen.add(r.interrupt_id);
-    out.push(r);
-  }
-  return out;
-}
-
 export function RunView({ threadId }: { threadId: string }): ReactNode {
   const { client, me } = useSession();
   const { thread, error } = useThread(threadId);
@@ -211,7 +198,7 @@ export function RunView({ threadId }: { threadId: string }): ReactNode {
                   </a>
                 </li>
               ))}
-              {latestPer(resolved).map((r) => (
+              {[...resolved].reverse().map((r) => (
                 <ResolvedQuestion key={r.interrupt_id} item={r} now={now} />
               ))}
             </ul>
