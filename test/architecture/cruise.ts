@@ -1,26 +1,48 @@
 /** Runs the layering rules over the source folders and lists the violations. */
+import { createRequire } from "node:module";
 import { cruise, type IViolation } from "dependency-cruiser";
 import { RULES } from "./rules.ts";
+
+/**
+ * dependency-cruiser 17 parses every TypeScript file with swc's `syntax:
+ * "typescript"` and no `tsx` flag, so JSX in the web app's .tsx components
+ * is a parse error (its 18th major sets `tsx: true` per file name, but needs
+ * Node 22; this project runs on 20, and TypeScript 7 has no JS API for its
+ * `tsc` parser). It calls swc through the package's exports object, so the
+ * same flag is set here for .tsx / .jsx files, and every file is checked.
+ */
+type ParseFileSync = (path: string, options: Record<string, unknown>) => unknown;
+const swc = createRequire(import.meta.url)("@swc/core") as { parseFileSync: ParseFileSync & { jsxAware?: true } };
+if (!swc.parseFileSync.jsxAware) {
+  const parseFileSync = swc.parseFileSync.bind(swc);
+  swc.parseFileSync = Object.assign((path: string, options: Record<string, unknown>) => parseFileSync(path, /\.[jt]sx$/.test(path) ? { ...options, tsx: true } : options), {
+    jsxAware: true as const,
+  });
+}
 
 export const SOURCE_FOLDERS = ["engine", "hub", "client"];
 
 export interface Verdict {
   modules: number;
+  /** Each module the cruise read, with what it imports (paths relative to the base dir). */
+  imports: Map<string, string[]>;
   violations: IViolation[];
 }
 
-export async function checkLayers(folders: string[] = SOURCE_FOLDERS): Promise<Verdict> {
+/** `baseDir`: the tree to check (the repository by default; tests check small fixture trees). */
+export async function checkLayers(folders: string[] = SOURCE_FOLDERS, baseDir?: string): Promise<Verdict> {
   const result = await cruise(folders, {
+    ...(baseDir === undefined ? {} : { baseDir }),
     validate: true,
     ruleSet: { forbidden: RULES },
     parser: "swc",
     tsPreCompilationDeps: true,
     doNotFollow: { path: "node_modules" },
-    // .tsx (the web app's components) is left to the type checker: swc here parses TypeScript without JSX.
-    exclude: { path: "(^|/)dist/|\\.tsx$" },
+    exclude: { path: "(^|/)dist/" },
   });
   if (typeof result.output === "string") throw new Error("dependency-cruiser returned text, expected JSON");
-  return { modules: result.output.modules.length, violations: result.output.summary.violations };
+  const { modules, summary } = result.output;
+  return { modules: modules.length, imports: new Map(modules.map((m) => [m.source, m.dependencies.map((d) => d.resolved)])), violations: summary.violations };
 }
 
 export function describeViolation(v: IViolation): string {

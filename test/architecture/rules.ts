@@ -44,6 +44,20 @@ export const RULES: IForbiddenRuleType[] = [
     to: { path: "^hub/(?!protocol/|index\\.ts$)" },
   },
   {
+    name: "web-app-uses-the-sdk",
+    comment: "The web app reaches the hub only through the SDK's public surface (client/index.ts) and the wire, never SDK internals or the CLI.",
+    severity: "error",
+    from: { path: "^client/web/" },
+    to: { path: "^client/(?!web/|index\\.ts$)" },
+  },
+  {
+    name: "web-app-runs-in-the-browser",
+    comment: "The web app's sources are a browser bundle: no Node built-ins (its build script and Vite config run in Node and may).",
+    severity: "error",
+    from: { path: "^client/web/src/" },
+    to: { dependencyTypes: ["core"] },
+  },
+  {
     name: "only-hub-ws-imports-ws",
     comment: "hub/ws is the one place that knows the `ws` library; sessions depend on the socket port.",
     severity: "error",
