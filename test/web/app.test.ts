@@ -180,10 +180,10 @@ describe.skipIf(!hasChromium())("the web app in Chromium", { timeout: 60_000 }, 
     const b = await person(`${hub.url}/#/`);
     const operator = sdk(hub);
     await operator.thread("parallel-1").run("parallel-review", {});
-    for (const page of [a, b]) await page.getByRole("link", { name: /^review \{"who":"r\d"\}/ }).nth(2).waitFor(UI);
+    for (const page of [a, b]) await page.getByRole("link", { name: /^Review by r\d$/ }).nth(2).waitFor(UI);
 
     const answer = async (page: Page, who: string) => {
-      await page.getByRole("link", { name: `review {"who":"${who}"}` }).click();
+      await page.getByRole("link", { name: `Review by ${who}`, exact: true }).click();
       await page.getByRole("button", { name: "Approve" }).click();
       await page.getByRole("status").filter({ hasText: "Answer sent" }).waitFor(UI);
       await page.getByRole("link", { name: "← Inbox" }).click();

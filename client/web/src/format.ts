@@ -6,37 +6,90 @@
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Fields that say what is asked, in the order a summary prefers them. */
-const SUMMARY_FIELDS = ["question", "description", "title", "summary", "prompt", "message", "draft", "text", "content"] as const;
+const QUESTION_FIELDS = ["question", "title", "summary", "description", "prompt", "message", "instructions"] as const;
+/** Prose the question is about: its start is the summary when nothing asks in words. */
+const PROSE_FIELDS = ["draft", "text", "content", "body"] as const;
+/** Fields naming who an item is for or by ("Review by r1"). */
+const PERSON_FIELDS = ["who", "reviewer", "assignee", "user", "author", "owner"] as const;
+/** Routing and shape fields that say nothing about what is asked. */
+const QUIET_FIELDS = new Set(["review", "kind", "type", "id", "config"]);
 
 function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1).trimEnd()}…`;
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max - 1);
+  // End on a whole word unless that throws away much of the line.
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd().replace(/[,;:]$/, "")}…`;
 }
 
-/** A readable line for a payload: its question, its draft's start, the action asked for, or compact JSON. */
-export function summarize(payload: unknown, max = 140): string {
-  if (typeof payload === "string") return clip(payload, max);
-  const value = Array.isArray(payload) && payload.length === 1 ? payload[0] : payload;
-  if (isRecord(value)) {
-    const request = value["action_request"];
-    if (isRecord(request) && typeof request["action"] === "string") {
-      const what = typeof value["description"] === "string" ? `: ${value["description"]}` : "";
-      return clip(`${request["action"]}${what}`, max);
-    }
-    for (const field of SUMMARY_FIELDS) {
-      const text = value[field];
-      if (typeof text === "string" && text.trim() !== "") return clip(text, max);
-    }
-    const kind = typeof value["kind"] === "string" ? `${value["kind"]} ` : "";
-    const rest = Object.fromEntries(Object.entries(value).filter(([k]) => k !== "review" && k !== "kind"));
-    return clip(`${kind}${JSON.stringify(rest)}`, max);
+/** "send_email" → "Send email"; "needsApproval" → "Needs approval". */
+export function words(key: string): string {
+  const spaced = key
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .replace(/[_-]+/g, " ")
+    .trim()
+    .toLowerCase();
+  return spaced.replace(/^./, (c) => c.toUpperCase());
+}
+
+/** A value inside a one-line summary: short scalars as they are, structures by their size. */
+function brief(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(clip(value, 40));
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value);
+  if (Array.isArray(value)) return value.length === 0 ? "[]" : `[${value.length}]`;
+  if (isRecord(value)) return Object.keys(value).length === 0 ? "{}" : "{…}";
+  return String(value);
+}
+
+const text = (value: unknown): string | undefined => (typeof value === "string" && value.trim() !== "" ? value : undefined);
+
+/** The Agent Inbox `action_request` of a payload, as a call: `send_email(to: "ada@…", subject: "Launch")`. */
+function actionCall(value: Record<string, unknown>): string | undefined {
+  const request = value["action_request"];
+  if (!isRecord(request) || typeof request["action"] !== "string") return undefined;
+  const args = isRecord(request["args"]) ? Object.entries(request["args"]) : [];
+  return `${request["action"]}(${args.map(([k, v]) => `${k}: ${brief(v)}`).join(", ")})`;
+}
+
+function summarizeRecord(value: Record<string, unknown>): string {
+  const call = actionCall(value);
+  if (call !== undefined) return call;
+  for (const field of QUESTION_FIELDS) {
+    const found = text(value[field]);
+    if (found !== undefined) return found;
   }
-  return clip(JSON.stringify(payload) ?? "", max);
+  for (const field of PROSE_FIELDS) {
+    const found = text(value[field]);
+    if (found !== undefined) return found;
+  }
+  const kind = text(value["kind"]) ?? text(value["type"]);
+  const personField = PERSON_FIELDS.find((f) => text(value[f]) !== undefined);
+  const head = kind === undefined ? undefined : `${words(kind)}${personField ? ` by ${String(value[personField])}` : ""}`;
+  const facts = Object.entries(value)
+    .filter(([k, v]) => !QUIET_FIELDS.has(k) && v !== undefined && !(head !== undefined && k === personField))
+    .map(([k, v]) => `${words(k).toLowerCase()} ${typeof v === "string" ? clip(v, 40) : brief(v)}`);
+  if (head !== undefined) return [head, ...facts].join(" · ");
+  return facts.length > 0 ? facts.join(" · ").replace(/^./, (c) => c.toUpperCase()) : "Empty question";
 }
 
-/** The payload's `kind`, when it names one ("review"). */
-export function kindOf(payload: unknown): string | undefined {
-  return isRecord(payload) && typeof payload["kind"] === "string" ? payload["kind"] : undefined;
+/**
+ * A readable line for a payload, for inbox rows and headings: the question in
+ * words, the start of the draft it is about, an Agent Inbox action as a call
+ * (`send_email(to: "ada@…")`), a kind and who it is for ("Review by r1"), or
+ * the payload's fields in words — never raw JSON.
+ */
+export function summarize(payload: unknown, max = 140): string {
+  if (payload === undefined) return "";
+  if (typeof payload === "string") return clip(payload, max) || "Empty question";
+  if (Array.isArray(payload)) {
+    // Agent Inbox graphs raise a one-element list of requests.
+    if (payload.length === 1) return summarize(payload[0], max);
+    if (payload.length === 0) return "Empty list";
+    return clip(`${payload.length} requests: ${payload.map((p) => summarize(p, 60)).join("; ")}`, max);
+  }
+  if (isRecord(payload)) return clip(summarizeRecord(payload), max);
+  return clip(`Value ${String(payload)}`, max);
 }
 
 export function ago(at: number | undefined, now: number): string {

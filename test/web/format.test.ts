@@ -1,0 +1,58 @@
+/**
+ * The web app's words for payloads (client/web/src/format.ts): every demo's
+ * question reads as a sentence in the inbox, an Agent Inbox request as a
+ * call, any other payload as its fields in words — never raw JSON.
+ */
+import { describe, expect, it } from "vitest";
+import { summarize, words } from "../../client/web/src/format.ts";
+import { REVIEW_DRAFT } from "../../hub/index.ts";
+
+describe("summarize", () => {
+  it("reads every demo's question", () => {
+    // review: the start of its draft.
+    expect(summarize({ kind: "review", draft: REVIEW_DRAFT }, 60)).toBe("Dear team, the quarterly release is ready for review. It…");
+    // parallel-review: which reviewer it is for.
+    expect(summarize({ kind: "review", who: "r1" })).toBe("Review by r1");
+    // the SDK fixtures' research agent: its question.
+    expect(summarize({ kind: "approve", question: "Publish the report?" })).toBe("Publish the report?");
+  });
+
+  it("shows an Agent Inbox request as a call, alone or in its one-element list", () => {
+    const request = {
+      action_request: { action: "send_email", args: { to: "ada@example.com", subject: "Launch", cc: [], attachments: ["a", "b"], draft: { body: "…" } } },
+      config: { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true },
+      description: "Send the launch email?",
+    };
+    const call = 'send_email(to: "ada@example.com", subject: "Launch", cc: [], attachments: [2], draft: {…})';
+    expect(summarize(request)).toBe(call);
+    expect(summarize([request])).toBe(call);
+    expect(summarize({ action_request: { action: "noop" } })).toBe("noop()");
+  });
+
+  it("puts other payloads in words: a kind, its facts, text; never JSON", () => {
+    expect(summarize({ kind: "refund_request", amount: 30, currency: "EUR", review: { queue: "x" } })).toBe("Refund request · amount 30 · currency EUR");
+    expect(summarize({ needsApproval: true, items: [1, 2, 3], meta: { a: 1 } })).toBe("Needs approval true · items [3] · meta {…}");
+    expect(summarize({ title: "Ship it?", text: "long text" })).toBe("Ship it?");
+    expect(summarize({ body: "  Hello\n\n  world  " })).toBe("Hello world");
+    expect(summarize("Approve the plan?")).toBe("Approve the plan?");
+    expect(summarize([{ question: "A?" }, { question: "B?" }])).toBe("2 requests: A?; B?");
+    expect(summarize(42)).toBe("Value 42");
+    expect(summarize(null)).toBe("Value null");
+    expect(summarize({})).toBe("Empty question");
+    expect(summarize("")).toBe("Empty question");
+  });
+
+  it("clips to the width asked for, on a word", () => {
+    const line = summarize({ question: "word ".repeat(100) }, 20);
+    expect(line.length).toBeLessThanOrEqual(20);
+    expect(line.endsWith("…")).toBe(true);
+  });
+});
+
+describe("words", () => {
+  it("turns keys into words", () => {
+    expect(words("send_email")).toBe("Send email");
+    expect(words("needsApproval")).toBe("Needs approval");
+    expect(words("review")).toBe("Review");
+  });
+});
