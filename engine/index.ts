@@ -22,7 +22,7 @@ export type { Channel, ChannelSpec, ChannelOptions, Overwrite, LastValueOptions,
 export { interrupt, getWriter } from "./runtime/context.ts";
 export { observeModelCall, observeToolCall } from "./runtime/hooks.ts";
 export * from "./errors.ts";
-export { MemorySaver, SqliteSaver, newCheckpointId } from "./checkpoint/index.ts";
+export { MemorySaver, newCheckpointId } from "./checkpoint/index.ts";
 export type {
   Checkpointer,
   Checkpoint,

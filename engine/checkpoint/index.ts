@@ -1,6 +1,7 @@
 /**
- * The checkpointer port and its implementations: what the engine and the hub
- * import from engine/checkpoint.
+ * The checkpointer port and the in-memory saver: what the engine and the hub
+ * import from engine/checkpoint. The database savers have entry points of
+ * their own (engine/sqlite.ts, engine/postgres.ts), so the engine loads no driver.
  */
 export type {
   Checkpoint,
@@ -15,4 +16,3 @@ export type {
 export { compareCheckpointIds, newCheckpointId } from "./ids.ts";
 export { MemorySaver } from "./memory.ts";
 export { CheckpointNotFoundError } from "./shared.ts";
-export { SqliteSaver } from "./sqlite.ts";

@@ -65,6 +65,13 @@ export const RULES: IForbiddenRuleType[] = [
     to: { path: "^node_modules/ws/" },
   },
   {
+    name: "entry-points-load-no-driver",
+    comment: "`switchboard/engine`, `/client` and `/hub/protocol` load no database driver, not even through another module: each saver has its own entry point (engine/sqlite.ts, engine/postgres.ts).",
+    severity: "error",
+    from: { path: "^(engine/index|client/index|hub/protocol/index)\\.ts$" },
+    to: { path: DRIVERS, reachable: true },
+  },
+  {
     name: "drivers-in-storage",
     comment: "Database drivers are adapters: only hub/storage and the engine's own savers (and their SQLite opener) import them.",
     severity: "error",

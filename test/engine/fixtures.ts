@@ -6,7 +6,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
-import { MemorySaver, SqliteSaver, type Checkpointer, type StateSnapshot } from "../../engine/index.ts";
+import { MemorySaver, type Checkpointer, type StateSnapshot } from "../../engine/index.ts";
+import { SqliteSaver } from "../../engine/sqlite.ts";
 
 export interface SaverKind {
   name: string;

@@ -6,7 +6,6 @@ import {
   START,
   ScriptedChatModel,
   Send,
-  SqliteSaver,
   StateGraph,
   humanMessage,
   interrupt,
@@ -16,6 +15,7 @@ import {
   type Checkpointer,
   type StreamPart,
 } from "../../../engine/index.ts";
+import { SqliteSaver } from "../../../engine/sqlite.ts";
 import { check, scriptedText, type EngineUnderTest, type InterruptHarness, type InterruptStore, type TokenCount } from "./port.ts";
 
 const concat = (all: number[], more: number[]): number[] => all.concat(more);
