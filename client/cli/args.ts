@@ -36,6 +36,8 @@ export class CliError extends Error {
 }
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
+/** What `parse` returns, named so the declaration emit can write it down. */
+type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>>;
 
 /** `--url`, `--token`, `--json`: every command that talks to a hub. */
 export const HUB_OPTIONS = {
@@ -52,7 +54,7 @@ Hub options:
   -h, --help       this help`;
 
 /** Strict parse: unknown flags, missing values and extra positionals are UsageErrors. */
-export function parse<const O extends Options>(argv: readonly string[], options: O, maxPositionals: number) {
+export function parse<const O extends Options>(argv: readonly string[], options: O, maxPositionals: number): Parsed<O> {
   let parsed;
   try {
     parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });

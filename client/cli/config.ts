@@ -29,6 +29,7 @@ import {
   type ReviewConfig,
 } from "../../hub/index.ts";
 import { CliError } from "./args.ts";
+import { enableTypeScript, isTypeScript } from "./typescript.ts";
 
 export interface SwitchboardConfig {
   /**
@@ -71,17 +72,18 @@ export function findConfig(cwd: string): string | undefined {
   return DEFAULT_CONFIG_FILES.map((f) => resolve(cwd, f)).find((path) => existsSync(path));
 }
 
-/** Imports a config module (TypeScript works: the CLI runs under tsx) and checks its shape. */
+/** Imports a config module (TypeScript through tsx) and checks its shape. */
 export async function loadConfig(file: string, cwd: string): Promise<SwitchboardConfig> {
   const path = resolve(cwd, file);
   if (!existsSync(path)) throw new CliError(`config file ${path} does not exist`);
   let mod: unknown;
   try {
+    if (isTypeScript(path)) await enableTypeScript();
     mod = await import(pathToFileURL(path).href);
   } catch (error) {
     throw new CliError(`cannot load config ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const config: unknown = typeof mod === "object" && mod !== null && "default" in mod ? mod.default : undefined;
+  const config = defaultExport(mod);
   if (typeof config !== "object" || config === null || Array.isArray(config)) {
     throw new CliError(`config ${path} must \`export default defineConfig({ ... })\` (an object)`);
   }
@@ -105,6 +107,13 @@ const configSchema = z.strictObject({
 
 /** The keys a config module may have, for `serve --help` and the docs. */
 export const CONFIG_KEYS = Object.keys(configSchema.shape);
+
+/** The module's default export; a CommonJS module compiled from `export default` keeps it under `.default`. */
+function defaultExport(mod: unknown): unknown {
+  const value: unknown = typeof mod === "object" && mod !== null && "default" in mod ? mod.default : undefined;
+  const compiled = typeof value === "object" && value !== null && "__esModule" in value && value.__esModule === true && "default" in value;
+  return compiled ? value.default : value;
+}
 
 function checkConfig(config: object, path: string): SwitchboardConfig {
   try {

@@ -1,0 +1,28 @@
+// The smoke test's ES module client (copied as client.js into a project with
+// "type": "module"): import from "switchboard/client", start a run of the
+// config's graph, read its state at the interrupt, answer it, read the final
+// state. Prints one JSON line per step; exits non-zero on any failure.
+import { HubClient } from "switchboard/client";
+
+const url = process.argv[2];
+const client = new HubClient({ url, reconnect: false });
+try {
+  const thread = client.thread();
+  const statuses = thread.iterate("status");
+  await thread.run("greeter", { name: "smoke" });
+  for await (const status of statuses) {
+    if (status.status === "interrupted") {
+      const [question] = thread.interrupts;
+      console.log(JSON.stringify({ step: "interrupted", values: thread.values, payload: question?.payload }));
+      await thread.respond(question.interrupt_id, { approve: true });
+    }
+    if (status.status === "completed" || status.status === "failed") {
+      console.log(JSON.stringify({ step: status.status, values: thread.values }));
+      break;
+    }
+  }
+  const state = await (await fetch(`${url}/threads/${thread.id}/state`)).json();
+  console.log(JSON.stringify({ step: "state", values: state.values, next: state.next }));
+} finally {
+  client.close();
+}
