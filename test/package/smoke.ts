@@ -5,7 +5,8 @@
  * (test/package/project) served by `npx switchboard serve`, and a plain
  * `client.js` on `switchboard/client` that starts a run, reads its state at
  * the interrupt, answers and reads the final state. The config is also type
- * checked against the package's .d.ts files.
+ * checked against the package's .d.ts files, and `/` must serve the web app
+ * built into the package.
  *
  * Run by CI after `npm test` (`npm run test:package`); exits non-zero on the
  * first failure with what the processes printed.
@@ -156,6 +157,18 @@ async function typecheck(dir: string): Promise<void> {
   await run(join(ROOT, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"], dir);
 }
 
+/** The built web app ships in the package: `/` is its page, and the script it loads is there. */
+async function webApp(url: string, label: string): Promise<void> {
+  const page = await fetch(`${url}/`);
+  const html = await page.text();
+  const script = /<script[^>]+src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+  if (page.status !== 200 || script === undefined) fail(`${label}: / is not the built web app (${page.status}): ${html.slice(0, 300)}`);
+  const asset = await fetch(`${url}${script}`);
+  const bytes = (await asset.arrayBuffer()).byteLength;
+  if (asset.status !== 200 || bytes === 0) fail(`${label}: ${script} answered ${asset.status} with ${bytes} bytes`);
+  log(`${label}: GET / → the web app (${script}, ${bytes} bytes)`);
+}
+
 type Step = { step: string; values?: Record<string, unknown>; payload?: unknown; next?: unknown };
 
 /** `npx switchboard serve` with the config, the client against it, then SIGTERM. */
@@ -166,6 +179,7 @@ async function serveAndTalk(dir: string, label: string): Promise<void> {
     const [, url = "", assistants] = ready;
     if (assistants !== "greeter") fail(`${label}: the hub serves ${assistants}, not the config's greeter`, serve.result);
     log(`${label}: npx switchboard serve → ${url} (assistants: ${assistants})`);
+    await webApp(url, label);
 
     const client = await run("node", ["client.js", url], dir);
     const steps = client.stdout.trim().split("\n").map((line) => JSON.parse(line) as Step);
