@@ -26,6 +26,8 @@ export interface PresenceHubOptions extends PresenceLimits {
   /** How often outdated states are swept; default a tenth of the timeout, as y-protocols does. */
   readonly sweepIntervalMs?: number;
   readonly onError?: (error: unknown, context: string) => void;
+  /** A room was disposed (its last member left, or the hub was disposed): what callers keep per room can go. */
+  readonly onRoomClosed?: (roomKey: string) => void;
 }
 
 export interface PresenceCounts {
@@ -156,6 +158,7 @@ export class PresenceHub {
   #close(room: PresenceRoom): void {
     room.dispose();
     this.#rooms.delete(room.key);
+    this.#o.onRoomClosed?.(room.key);
     if (this.#rooms.size === 0) {
       this.#stopSweep?.();
       this.#stopSweep = undefined;

@@ -35,6 +35,7 @@ function presenceEvent(room: PresenceRoomRef, update: string, now: number): Prot
 export class PresenceRelay {
   readonly #hub: PresenceHub;
   readonly #connections = new Map<string, PresenceMember>();
+  /** The descriptor of each open room, by key; an entry lives exactly as long as the hub's room. */
   readonly #rooms = new Map<string, PresenceRoomRef>();
 
   constructor(options: { clock?: PresenceClock; onError?: (error: unknown, context: string) => void } = {}) {
@@ -46,6 +47,7 @@ export class PresenceRelay {
         const event = presenceEvent(room, update, Date.now());
         for (const id of connectionIds) this.#connections.get(id)?.sendEvent(event);
       },
+      onRoomClosed: (roomKey) => this.#rooms.delete(roomKey),
     });
   }
 
@@ -62,8 +64,9 @@ export class PresenceRelay {
   /** Joins; returns the room's current states as a `presence` event, if any. */
   join(room: PresenceRoomRef, connectionId: string): ProtocolEvent | undefined {
     const key = presenceRoomKey(room.tenant, room.kind, room.id);
-    this.#rooms.set(key, room);
+    // Joined first: a new room is opened by the hub, then described here.
     const snapshot = this.#hub.join(key, connectionId);
+    if (!this.#rooms.has(key)) this.#rooms.set(key, room);
     return snapshot === undefined ? undefined : presenceEvent(room, snapshot, Date.now());
   }
 
