@@ -117,9 +117,15 @@ export class ReviewCoordinator implements RunObserver {
 
   async ended(run: RunInfo, result: ExecutionResult): Promise<void> {
     await this.settled();
+    // Pending unknown (the checkpoint could not be read): nothing is voided on a guess.
+    const pending = result.pending;
+    if (pending === null) {
+      this.#schedule();
+      return;
+    }
     // Items the checkpoint no longer waits on (run completed, failed, cancelled, rolled back) are void.
     const open = await this.#o.reviewStore.listItems({ tenant: run.tenant, threadId: run.threadId, status: PENDING_STATUSES });
-    const staleRuns = new Set(open.filter((item) => !result.pending.has(item.interruptId)).map((item) => item.runId));
+    const staleRuns = new Set(open.filter((item) => !pending.has(item.interruptId)).map((item) => item.runId));
     for (const runId of staleRuns) {
       // Its own questions end with the run; an earlier run's were replaced by this one (a fork, an edit of the state).
       await this.service.cancelForRun(runId, runId === run.runId ? `run ${result.outcome.status}` : `replaced by run ${run.runId}`);

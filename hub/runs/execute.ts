@@ -43,8 +43,8 @@ export class RunAbort extends Error {
 
 export interface ExecutionResult {
   outcome: RunOutcome;
-  /** Interrupt ids pending when the run ended (read from the checkpoint). */
-  pending: Set<string>;
+  /** Interrupt ids pending when the run ended (read from the checkpoint); null when they could not be read (the run then failed). */
+  pending: ReadonlySet<string> | null;
   abort: AbortKind | undefined;
 }
 
@@ -100,7 +100,14 @@ export async function executeRun(plan: RunPlan, log: ThreadLog, signal: AbortSig
   } catch (error) {
     failure = error;
   }
-  const pending = await pendingIds(assistant, threadId);
+  let pending: Set<string> | null;
+  try {
+    pending = await pendingIds(assistant, threadId);
+  } catch (error) {
+    // Unknown is not "none": the run fails and no question is dropped on a guess.
+    pending = null;
+    failure ??= new Error(`the run ended but its pending interrupts could not be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
   // An abort that lands after the graph finished does not undo its result.
   const reason: unknown = signal.aborted && failure !== undefined ? signal.reason : undefined;
   const abort = reason instanceof RunAbort ? reason.kind : reason !== undefined ? "cancelled" : undefined;
@@ -111,18 +118,19 @@ export async function executeRun(plan: RunPlan, log: ThreadLog, signal: AbortSig
     outcome = { status: "failed", error: failure instanceof Error ? failure.message : String(failure) };
   } else {
     // A partial resume raises nothing new yet leaves the thread waiting.
-    outcome = { status: pending.size > 0 ? "interrupted" : "completed" };
+    outcome = { status: pending !== null && pending.size > 0 ? "interrupted" : "completed" };
   }
   publish(projector.finish(outcome));
-  log.retainPending(pending);
+  if (pending !== null) log.retainPending(pending);
   return { outcome, pending, abort };
 }
 
+/**
+ * The interrupt ids the thread's latest checkpoint waits on. Fails closed: an
+ * error reading the checkpoint is thrown, never read as "nothing pending" —
+ * that answer would let a run.start skip review and void every open question.
+ */
 export async function pendingIds(assistant: Assistant, threadId: string): Promise<Set<string>> {
-  try {
-    const state = await assistant.graph.getState(threadId);
-    return new Set(state.interrupts.map((i) => i.id));
-  } catch {
-    return new Set();
-  }
+  const state = await assistant.graph.getState(threadId);
+  return new Set(state.interrupts.map((i) => i.id));
 }

@@ -218,8 +218,16 @@ export class RunManager {
     for (const run of unfinished) {
       await this.#o.store.updateRun(run.runId, { status: "abandoned", error: "the hub stopped while the run was in progress" });
       const assistant = this.#o.assistants.get(run.assistantId);
-      const pending = assistant ? await pendingIds(assistant, run.threadId) : new Set<string>();
-      await this.#o.store.updateThread(run.threadId, { status: pending.size > 0 ? "interrupted" : "idle" });
+      let status: ThreadStatus;
+      try {
+        const pending = assistant ? await pendingIds(assistant, run.threadId) : new Set<string>();
+        status = pending.size > 0 ? "interrupted" : "idle";
+      } catch (error) {
+        // Unreadable: "error", not "idle"; a later run.start reads again and refuses while it cannot.
+        this.#o.onError?.(error, `reading the pending interrupts of thread ${run.threadId}`);
+        status = "error";
+      }
+      await this.#o.store.updateThread(run.threadId, { status });
     }
     return unfinished;
   }
@@ -324,7 +332,8 @@ export class RunManager {
     try {
       const status = result.abort === "shutdown" ? "abandoned" : result.outcome.status;
       await this.#o.store.updateRun(plan.runId, { status, error: result.outcome.error ?? null });
-      const threadStatus: ThreadStatus = result.pending.size > 0 ? "interrupted" : result.outcome.status === "failed" ? "error" : "idle";
+      const threadStatus: ThreadStatus =
+        result.pending === null ? "error" : result.pending.size > 0 ? "interrupted" : result.outcome.status === "failed" ? "error" : "idle";
       await this.#o.store.updateThread(thread.threadId, { status: threadStatus });
       await observer?.ended(info, result);
     } catch (error) {
