@@ -4,21 +4,58 @@
  * runs abandoned and accepts a second run on a busy thread", checked here from
  * the outside): the second process — `npm start`'s `tsx hub/main.ts` and
  * `switchboard serve` — refuses with "data dir … is in use by pid N" and a
- * non-zero exit, while the first hub's run, mid-draft, completes untouched:
+ * non-zero exit, while the first hub's run, mid-flight, completes untouched:
  * no run abandoned, no event foreign to it, one review item. After kill -9 the
  * lock is gone with the process: a restart on the same dir starts at once.
+ *
+ * Mid-flight without timing guesses: the run's first node waits at a gate (an
+ * HTTP request to this test, see gated.config.ts) that opens only after both
+ * second hubs have exited.
  */
 import { realpathSync } from "node:fs";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { ROOT, command, spawnCli, type CliSession } from "../../../client/cli/harness.ts";
-import { ALL_CHANNELS, TestSocket, interruptIdsOf, isRootLifecycle, tempDataDir, textOf, wsUrl } from "../../../support/hub.ts";
-import { REVIEW_DRAFT } from "../../../../hub/demo/index.ts";
+import { ALL_CHANNELS, TestSocket, interruptIdsOf, isRootLifecycle, tempDataDir, wsUrl } from "../../../support/hub.ts";
 
 const readyUrl = (line: string): string => /ready at (http:\/\/\S+)/.exec(line)?.[1] ?? "";
-/** Slow enough that the refused processes start and exit while the draft still streams. */
-const TOKEN_DELAY_MS = "200";
-const LONG = { timeout: 60_000, interval: 20 };
+const CONFIG = "test/hub/storage/sqlite/gated.config.ts";
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+/** An HTTP endpoint that holds every request until `open()`. */
+async function gate(): Promise<{ url: string; reached: Promise<void>; open(): void }> {
+  const held: ServerResponse[] = [];
+  let opened = false;
+  let reach = (): void => {};
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  const server = createServer((_req, res) => {
+    if (opened) res.end("done");
+    else held.push(res);
+    reach();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/gate`,
+    reached,
+    open() {
+      opened = true;
+      for (const res of held.splice(0)) res.end("done");
+    },
+  };
+}
 
 /** How a second hub ends: its exit code, or the line saying it started (which it must not). */
 async function outcome(child: CliSession): Promise<{ exit: number | null } | { started: string }> {
@@ -43,33 +80,33 @@ describe("two hubs on one data dir", { timeout: 120_000 }, () => {
   it("the second refuses with the holder's pid and changes nothing; the first's run completes; kill -9 leaves no stale lock", async () => {
     const dataDir = tempDataDir();
     const real = realpathSync(dataDir);
-    const env = { SWITCHBOARD_JWT_SECRET: "", SWITCHBOARD_DEMO_TOKEN_DELAY_MS: TOKEN_DELAY_MS };
-    const first = spawnCli(["serve", "--port", "0", "--data-dir", dataDir], env);
+    const work = await gate();
+    const env = { SWITCHBOARD_JWT_SECRET: "", GATE_URL: work.url };
+    const first = spawnCli(["serve", "--port", "0", "--data-dir", dataDir, "--config", CONFIG], env);
     const url = readyUrl(await first.waitFor(/ready at http/));
     const pid = first.pid;
     expect(pid).toBeGreaterThan(0);
 
     const socket = await TestSocket.open(wsUrl({ url }, "/threads/t-locked/stream/events"));
     await socket.subscribe({ channels: ALL_CHANNELS });
-    expect(await socket.request("run.start", { assistant_id: "review", input: { topic: "locks" } })).toMatchObject({ type: "success" });
-    // Mid-run: the draft has started streaming.
-    await socket.waitForEvent((e) => e.method === "messages", "a first token");
+    expect(await socket.request("run.start", { assistant_id: "gated", input: { work: "pending" } })).toMatchObject({ type: "success" });
+    // Mid-run: the first node is waiting at the gate.
+    await work.reached;
 
     const tsx = join(ROOT, "node_modules", ".bin", "tsx");
     const npmStart = command(tsx, ["hub/main.ts"], { ...env, PORT: "0", SWITCHBOARD_DATA_DIR: dataDir });
-    const serve = spawnCli(["serve", "--port", "0", "--data-dir", dataDir], env);
+    const serve = spawnCli(["serve", "--port", "0", "--data-dir", dataDir, "--config", CONFIG], env);
     const ends = await Promise.all([outcome(npmStart), outcome(serve)]);
     expect(ends, "a second hub started on the locked data dir").toEqual([{ exit: 1 }, { exit: 1 }]);
     const refusal = new RegExp(`data dir ${real.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is in use by pid ${pid}\\b`);
     expect(npmStart.stderr).toMatch(refusal);
     expect(serve.stderr).toMatch(refusal);
-    // Both refused while the run was still drafting.
-    expect(socket.events.some(isRootLifecycle("interrupted")), "the draft ended before the second hubs exited: raise TOKEN_DELAY_MS").toBe(false);
+    // Both refused while the run was still in its first node.
+    expect(socket.events.filter((e) => e.method === "lifecycle" && e.params.namespace.length === 0).map((e) => e.method === "lifecycle" && e.params.data.event)).toEqual(["started", "running"]);
 
-    await vi.waitFor(() => {
-      if (!socket.events.some(isRootLifecycle("interrupted"))) throw new Error("still drafting");
-    }, LONG);
-    expect(textOf(socket.events)).toBe(REVIEW_DRAFT);
+    work.open();
+    await socket.waitForEvent(isRootLifecycle("interrupted"));
+    expect(await socket.request("state.get", { namespace: [] })).toMatchObject({ type: "success", result: { values: { work: "done" } } });
     const [interruptId] = interruptIdsOf(socket.events);
     // The one review item is this run's, in this hub's queue.
     const open = (await (await fetch(`${url}/queues/default/items`)).json()) as { items: Array<{ interrupt_id: string }> };
@@ -79,7 +116,7 @@ describe("two hubs on one data dir", { timeout: 120_000 }, () => {
     // One uninterrupted, gapless stream: nothing else wrote to this thread.
     const seqs = socket.events.map((e) => e.seq);
     expect(seqs).toEqual(seqs.map((_, i) => (seqs[0] ?? 0) + i));
-    // The draft run ended at its interrupt, the resume completed; none abandoned.
+    // The first run ended at its interrupt, the resume completed; none abandoned.
     const runs = await runsByStatus(url);
     expect(runs).toEqual({ interrupted: 1, completed: 1 });
     await socket.close();
@@ -87,7 +124,7 @@ describe("two hubs on one data dir", { timeout: 120_000 }, () => {
     // kill -9: the OS drops the lock with the process; a restart on the same dir starts at once.
     first.kill();
     await first.exited;
-    const restarted = spawnCli(["serve", "--port", "0", "--data-dir", dataDir], env);
+    const restarted = spawnCli(["serve", "--port", "0", "--data-dir", dataDir, "--config", CONFIG], env);
     const again = readyUrl(await restarted.waitFor(/ready at http/));
     expect(await runsByStatus(again)).toEqual(runs);
     restarted.signal("SIGTERM");
