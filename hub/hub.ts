@@ -102,6 +102,9 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
   const services: HubServices = { store: storage.store, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(), reviews, presence };
 
   const abandoned = await runs.recover();
+  // Answers a dead process accepted and handed to a resume it never finished: applied now, once.
+  const reapplied = await reviews.recoverResumes();
+  if (reapplied.length > 0) logger.warn(`re-applied the accepted answers of ${reapplied.length} resume(s) a previous process left unfinished`);
   reviews.start();
   if (abandoned.length > 0) logger.warn(`marked ${abandoned.length} run(s) left by a previous process as abandoned; their threads can be resumed`);
   if (auth.mode === "open") {

@@ -15,7 +15,7 @@ import { ReviewService, type AnswerInput } from "./service.ts";
 import type { ReviewStore } from "./store.ts";
 import { PENDING_STATUSES, type Refusal, type ResumeBatch, type ResumePolicy, type ReviewItem } from "./types.ts";
 import type { ExecutionResult, HubStore, RunInfo, RunManager, RunObserver } from "../runs/index.ts";
-import type { LogEntry, ThreadLogs } from "../threads/index.ts";
+import type { ThreadLogs } from "../threads/index.ts";
 import { QueueFanout } from "./queues.ts";
 
 /** Hub configuration of review routing (`HubConfig.review`). */
@@ -67,7 +67,6 @@ export class ReviewCoordinator implements RunObserver {
   readonly queues = new QueueFanout();
   readonly #o: CoordinatorOptions;
   readonly #clock: () => number;
-  readonly #registering = new Set<Promise<void>>();
   readonly #policies = new Map<string, ResumePolicy>();
   /** Assistant of each thread that raised an item lately (for queue copies' `review` field); bounded. */
   readonly #assistants = new Map<string, string | null>();
@@ -106,17 +105,22 @@ export class ReviewCoordinator implements RunObserver {
 
   // --- RunObserver -------------------------------------------------------
 
-  published(run: RunInfo, entries: readonly LogEntry[]): void {
-    for (const { event } of entries) {
+  /**
+   * Stores the review item of every question in the batch before the run
+   * publishes it: registering is part of publishing, so whoever sees the
+   * question can answer it. A failure is logged; the run goes on.
+   */
+  async asking(run: RunInfo, events: readonly ProtocolEvent[]): Promise<void> {
+    for (const event of events) {
       if (event.method !== "input.requested") continue;
-      const task = this.#register(run, event).catch((error: unknown) => this.#o.logger.error(`review item for ${event.params.data.interrupt_id}: ${String(error)}`));
-      this.#registering.add(task);
-      void task.finally(() => this.#registering.delete(task));
+      await this.#register(run, event).catch((error: unknown) => this.#o.logger.error(`review item for ${event.params.data.interrupt_id}: ${String(error)}`));
     }
   }
 
   async ended(run: RunInfo, result: ExecutionResult): Promise<void> {
-    await this.settled();
+    // A resume run that ended (not by a shutdown) consumed its answers: the record is done.
+    // After a shutdown or crash it stays, and the next start runs the resume again.
+    if (result.abort !== "shutdown") await this.service.markApplied(run.runId);
     // Pending unknown (the checkpoint could not be read): nothing is voided on a guess.
     const pending = result.pending;
     if (pending === null) {
@@ -131,11 +135,6 @@ export class ReviewCoordinator implements RunObserver {
       await this.service.cancelForRun(runId, runId === run.runId ? `run ${result.outcome.status}` : `replaced by run ${run.runId}`);
     }
     this.#schedule();
-  }
-
-  /** Resolves when every item raised so far is stored (an answer may follow its event closely). */
-  async settled(): Promise<void> {
-    while (this.#registering.size > 0) await Promise.all([...this.#registering]);
   }
 
   /** The assistant a thread runs, as queue copies name it (cached from the item's registration). */
@@ -185,7 +184,6 @@ export class ReviewCoordinator implements RunObserver {
    * SwitchboardError; accepted answers in the same batch stand.
    */
   async answer(principal: Principal, answers: readonly AnswerInput[], threadId: string | undefined): Promise<AnswerOutcome> {
-    await this.settled();
     for (const { interruptId } of answers) await this.#assertKnown(principal, interruptId, threadId);
     const { results, resumes } = await this.service.answerBatch(principal, answers);
     const runIds = await this.#runResumes(resumes);
@@ -203,12 +201,10 @@ export class ReviewCoordinator implements RunObserver {
 
   /** Ids of the thread's items still waiting for an answer. */
   async pendingOnThread(tenant: string, threadId: string): Promise<string[]> {
-    await this.settled();
     return (await this.#o.reviewStore.listItems({ tenant, threadId, status: PENDING_STATUSES })).map((i) => i.interruptId);
   }
 
   async claim(principal: Principal, interruptId: string, ttlMs: number | undefined, threadId: string | undefined): Promise<ReviewItem> {
-    await this.settled();
     await this.#assertKnown(principal, interruptId, threadId);
     const result = await this.service.claim(principal, interruptId, ttlMs);
     if (!result.ok) throw refusalError(result, interruptId);
@@ -217,7 +213,6 @@ export class ReviewCoordinator implements RunObserver {
   }
 
   async release(principal: Principal, interruptId: string, threadId: string | undefined): Promise<ReviewItem> {
-    await this.settled();
     await this.#assertKnown(principal, interruptId, threadId);
     const result = await this.service.release(principal, interruptId);
     if (!result.ok) throw refusalError(result, interruptId);
@@ -272,17 +267,46 @@ export class ReviewCoordinator implements RunObserver {
   }
 
   async #resume(batch: ResumeBatch): Promise<string | undefined> {
-    const ids = Object.keys(batch.answers);
-    const [first] = ids;
-    if (first === undefined) return undefined;
+    if (Object.keys(batch.answers).length === 0) return undefined;
     const thread = await this.#o.hubStore.getThread(batch.threadId, batch.tenant);
-    const item = await this.#o.reviewStore.getItem(first);
-    if (!thread || !item) throw new Error(`thread ${batch.threadId} or item ${first} is gone`);
+    if (!thread) throw new Error(`thread ${batch.threadId} is gone`);
     // The resume runs on behalf of the run's starter, so self-approval rules keep applying to its next questions.
-    const starter: Principal = { sub: item.startedBy, name: item.startedBy, tenant: batch.tenant, roles: [] };
-    const answers = ids.map((id) => ({ interrupt_id: id, response: batch.answers[id] }));
-    const run = await this.#o.runs.resumeReviewed(thread, answers, starter);
+    const starter: Principal = { sub: batch.startedBy, name: batch.startedBy, tenant: batch.tenant, roles: [] };
+    const run = await this.#o.runs.resumeReviewed(thread, batch, starter);
     return run.runId;
+  }
+
+  /**
+   * At start: answers a resume run took but had not applied when its process
+   * died. Each is applied once: only the interrupts the checkpoint still waits
+   * on are resumed (the run, under its own id, continues); when the
+   * checkpoint already holds them all, the run continues from there.
+   */
+  async recoverResumes(): Promise<string[]> {
+    const resumed: string[] = [];
+    for (const batch of await this.service.unappliedResumes()) {
+      try {
+        const thread = await this.#o.hubStore.getThread(batch.threadId, batch.tenant);
+        const pending = thread ? await this.#o.runs.pendingOf(thread) : new Set<string>();
+        const answers = Object.fromEntries(Object.entries(batch.answers).filter(([id]) => pending.has(id)));
+        if (!thread) {
+          await this.service.markApplied(batch.resumeRunId);
+          continue;
+        }
+        if (Object.keys(answers).length === 0) {
+          // The checkpoint holds every answer: the resumed step was done; the run died in a later one.
+          await this.service.markApplied(batch.resumeRunId);
+          const continued = await this.#o.runs.continueRun(thread, batch.resumeRunId, batch.startedBy);
+          if (continued) resumed.push(continued.runId);
+          continue;
+        }
+        const runId = await this.#resume({ ...batch, answers });
+        if (runId !== undefined) resumed.push(runId);
+      } catch (error) {
+        this.#o.logger.error(`re-applying the answers taken by run ${batch.resumeRunId}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    return resumed;
   }
 
   #onEvent({ item, audience, event }: ReviewEvent): void {

@@ -5,6 +5,7 @@
  * returns the resume batches the hub must run — each answer set exactly once.
  * It starts no timers itself: the hub schedules tick() (see nextDeadline()).
  */
+import { nanoid } from "nanoid";
 import type { Principal } from "../auth/index.ts";
 import { ALL_QUEUES } from "../protocol/index.ts";
 import { answeredEvent, cancelledEvent, claimedEvent, expiredEvent, releasedEvent, requestedEvent } from "./events.ts";
@@ -13,7 +14,7 @@ import { mayAnswer, mayView } from "./policy.ts";
 import { describeRoutingIssues, routingOf } from "./routing.ts";
 import type { RoutingDefaults, RoutingIssue } from "./routing.ts";
 import { DEFAULT_CANCEL_REASON, type ReviewStore } from "./store.ts";
-import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, Refusal, ResumeBatch, ResumePolicy, NewReviewItem, ReviewItem } from "./types.ts";
+import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, Refusal, ResumeBatch, ResumeEdits, ResumePolicy, NewReviewItem, ReviewItem } from "./types.ts";
 import { PENDING_STATUSES } from "./types.ts";
 
 export const DEFAULT_CLAIM_TTL_MS = 5 * 60_000;
@@ -34,6 +35,8 @@ export interface ReviewServiceOptions {
   resumePolicy?: (threadId: string) => ResumePolicy;
   claimTtlMs?: number;
   logger?: ReviewLogger;
+  /** Ids of resume runs (default nanoid): chosen before the batch is taken, so the record names its consumer. */
+  newRunId?: () => string;
 }
 
 /** An interrupt as the hub learns it from the run (routing is resolved from it); the run's starter decides self-approval. */
@@ -42,6 +45,8 @@ export type InterruptRequest = Omit<NewReviewItem, "routing">;
 export interface AnswerInput {
   interruptId: string;
   value: unknown;
+  /** State edits applied by the resume with this answer (stored with it). */
+  edits?: ResumeEdits;
 }
 
 export interface BatchOutcome {
@@ -69,6 +74,7 @@ export class ReviewService {
   readonly #policy: (threadId: string) => ResumePolicy;
   readonly #claimTtlMs: number;
   readonly #logger: ReviewLogger | undefined;
+  readonly #newRunId: () => string;
 
   constructor(options: ReviewServiceOptions) {
     this.#store = options.store;
@@ -78,6 +84,7 @@ export class ReviewService {
     this.#policy = options.resumePolicy ?? (() => "batch");
     this.#claimTtlMs = options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS;
     this.#logger = options.logger;
+    this.#newRunId = options.newRunId ?? (() => nanoid());
   }
 
   #emit(item: ReviewItem, event: ReviewEvent["event"], audience: ReviewEvent["audience"] = "all"): void {
@@ -91,7 +98,7 @@ export class ReviewService {
   async #resumes(runs: ReadonlyMap<string, string>, now: number): Promise<ResumeBatch[]> {
     const out: ResumeBatch[] = [];
     for (const [runId, threadId] of runs) {
-      const batch = await this.#store.takeResume(runId, this.#policy(threadId), now);
+      const batch = await this.#store.takeResume(runId, this.#policy(threadId), now, this.#newRunId());
       if (batch !== null) out.push(batch);
     }
     return out;
@@ -124,13 +131,13 @@ export class ReviewService {
     const seen = new Set<string>();
     const runs = new Map<string, string>();
     const results: BatchOutcome["results"] = [];
-    for (const { interruptId, value } of answers) {
+    for (const { interruptId, value, edits } of answers) {
       if (seen.has(interruptId)) {
         results.push({ interruptId, result: { ok: false, code: "invalid_argument", message: `interrupt ${interruptId} is answered twice in one batch` } });
         continue;
       }
       seen.add(interruptId);
-      const result = await this.#store.answer(interruptId, principal, value, now);
+      const result = await this.#store.answer(interruptId, principal, value, now, edits);
       if (result.ok) {
         this.#emit(result.item, answeredEvent(result.item, now));
         runs.set(result.item.runId, result.item.threadId);
@@ -195,7 +202,17 @@ export class ReviewService {
 
   /** Takes the run's resume if due under its thread's policy (e.g. after a hub restart). */
   async resumeIfReady(runId: string, threadId: string): Promise<ResumeBatch | null> {
-    return this.#store.takeResume(runId, this.#policy(threadId), this.#clock());
+    return this.#store.takeResume(runId, this.#policy(threadId), this.#clock(), this.#newRunId());
+  }
+
+  /** Batches a resume run took and has not applied (it crashed in between): what a restart or takeover runs again. */
+  unappliedResumes(): Promise<ResumeBatch[]> {
+    return this.#store.unappliedResumes();
+  }
+
+  /** The resume run applied its batch (its resumed step is checkpointed, or it ended). */
+  markApplied(resumeRunId: string): Promise<void> {
+    return this.#store.markApplied(resumeRunId, this.#clock());
   }
 
   /** Queue view: pending items the principal may answer now, or could once a claim ends. */

@@ -7,7 +7,7 @@
  * (test/hub/review/conformance.ts). `now` is epoch ms from the caller's clock.
  */
 import type { Principal } from "../auth/index.ts";
-import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumePolicy, ReviewItem } from "./types.ts";
+import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem } from "./types.ts";
 
 export interface ReviewStore {
   /** Idempotent on interruptId: a known id returns the stored item, `created: false`, unchanged. */
@@ -20,7 +20,7 @@ export interface ReviewStore {
    * First authorized, valid answer wins. Refusals change nothing but append
    * a `rejected` audit entry (none for an unknown id).
    */
-  answer(interruptId: string, principal: Principal, value: unknown, now: number): Promise<Decision>;
+  answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits): Promise<Decision>;
   /** Takes or renews a lease of `ttlMs`. */
   claim(interruptId: string, principal: Principal, ttlMs: number, now: number): Promise<Decision>;
   /** Ends a lease early; `changed: false` when there was no live lease. */
@@ -36,9 +36,14 @@ export interface ReviewStore {
 
   /**
    * Hands the run's answers (and expiry defaults) not yet resumed to exactly
-   * one caller, when `policy` says the run should resume now; else null.
+   * one caller, when `policy` says the run should resume now; else null. The
+   * items record `resumeRunId` as their one consumer.
    */
-  takeResume(runId: string, policy: ResumePolicy, now: number): Promise<ResumeBatch | null>;
+  takeResume(runId: string, policy: ResumePolicy, now: number, resumeRunId: string): Promise<ResumeBatch | null>;
+  /** Batches taken by a resume run that has not applied them yet (it crashed, or is running), oldest first. */
+  unappliedResumes(): Promise<ResumeBatch[]>;
+  /** The resume run applied its batch: it is never handed out again. */
+  markApplied(resumeRunId: string, now: number): Promise<void>;
   /** Earliest live-claim end or pending deadline (ISO), for scheduling tick(); null if none. */
   nextDeadline(): Promise<string | null>;
 

@@ -7,7 +7,7 @@
 import type { Principal } from "../auth/index.ts";
 import { validateJson } from "./json-schema.ts";
 import { activeClaim, isDue, mayAnswer, mayClaim, mayRelease } from "./policy.ts";
-import type { Actor, AuditEntry, Decision, ExpiredItem, LapsedClaim, NewReviewItem, Refusal, ResumeBatch, ResumePolicy, ReviewItem, ReviewStatus } from "./types.ts";
+import type { Actor, AuditEntry, Decision, ExpiredItem, LapsedClaim, NewReviewItem, Refusal, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem, ReviewStatus } from "./types.ts";
 
 export interface Transition {
   result: Decision;
@@ -87,19 +87,23 @@ export function newItem(input: NewReviewItem, now: number): { item: ReviewItem; 
     createdAt: iso(now),
     expiresAt: routing.expiresAt,
     resumedAt: null,
+    resumeRunId: null,
+    appliedAt: null,
   };
   const { queue, users, roles, expiresAt } = routing;
   const detail = { queue, users, roles, expiresAt, hasDefault: routing.onExpire !== undefined };
   return { item, audit: [{ interruptId: item.interruptId, at: item.createdAt, kind: "requested", detail }] };
 }
 
-export function decideAnswer(item: ReviewItem | undefined, interruptId: string, principal: Principal, value: unknown, now: number): Transition {
+export function decideAnswer(item: ReviewItem | undefined, interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits): Transition {
   if (item === undefined) return unknown(interruptId);
   const verdict = mayAnswer(principal, item, now);
   if (!verdict.ok) return rejectAnswer(item, principal, verdict, now);
   let stored: unknown;
+  let storedEdits: ResumeEdits | undefined;
   try {
     stored = cloneJson(value);
+    storedEdits = edits === undefined || (edits.update === undefined && edits.goto === undefined) ? undefined : cloneJson(edits);
   } catch (error) {
     const message = `the response is not JSON: ${error instanceof Error ? error.message : String(error)}`;
     return rejectAnswer(item, principal, { ok: false, code: "invalid_argument", message }, now);
@@ -112,7 +116,9 @@ export function decideAnswer(item: ReviewItem | undefined, interruptId: string, 
   }
   const by = actor(principal);
   const held = activeClaim(item, now);
-  const next: ReviewItem = { ...item, status: "answered", claim: null, answer: { value: stored, by, at: iso(now) } };
+  const answer: NonNullable<ReviewItem["answer"]> = { value: stored, by, at: iso(now) };
+  if (storedEdits !== undefined) answer.edits = storedEdits;
+  const next: ReviewItem = { ...item, status: "answered", claim: null, answer };
   const entry: AuditEntry = { interruptId, at: iso(now), kind: "answered", by, detail: { value: stored } };
   if (held !== null && held.by.sub !== by.sub) entry.detail = { value: stored, overrodeClaimOf: held.by };
   return { result: { ok: true, item: next, changed: true }, next, audit: [entry] };
@@ -180,23 +186,47 @@ export function cancelItem(item: ReviewItem, now: number, reason: string): { nex
  * twice. `batch` waits while any item of the run is pending; expired items
  * with a default count as answered, expired ones without cannot be.
  */
-export function planResume(runItems: readonly ReviewItem[], policy: ResumePolicy, now: number): { batch: ResumeBatch; next: ReviewItem[] } | undefined {
+export function planResume(
+  runItems: readonly ReviewItem[],
+  policy: ResumePolicy,
+  now: number,
+  resumeRunId: string,
+): { batch: ResumeBatch; next: ReviewItem[] } | undefined {
   if (policy === "batch" && runItems.some((i) => isPending(i.status))) return undefined;
   const ready = runItems.filter(
     (i) => i.resumedAt === null && (i.status === "answered" || (i.status === "expired" && i.routing.onExpire !== undefined)),
   );
-  const first = ready[0];
-  if (first === undefined) return undefined;
-  const answers: Record<string, unknown> = {};
-  const defaulted: string[] = [];
-  for (const item of ready) {
+  if (ready.length === 0) return undefined;
+  const next = ready.map((i): ReviewItem => ({ ...i, resumedAt: iso(now), resumeRunId }));
+  const [batch] = batchesOf(next);
+  return batch && { batch, next };
+}
+
+/** The resume batches the items were taken into (by resumeRunId, in item order); defaults for expired ones. */
+export function batchesOf(items: readonly ReviewItem[]): ResumeBatch[] {
+  const batches = new Map<string, ResumeBatch>();
+  for (const item of items) {
+    if (item.resumeRunId === null) continue;
+    let batch = batches.get(item.resumeRunId);
+    if (batch === undefined) {
+      batch = { runId: item.runId, resumeRunId: item.resumeRunId, threadId: item.threadId, tenant: item.tenant, answers: {}, defaulted: [], edits: {}, startedBy: item.startedBy };
+      batches.set(item.resumeRunId, batch);
+    }
     if (item.status === "answered" && item.answer !== null) {
-      answers[item.interruptId] = item.answer.value;
+      batch.answers[item.interruptId] = item.answer.value;
+      const edits = item.answer.edits;
+      if (edits?.update !== undefined) batch.edits.update = { ...batch.edits.update, ...edits.update };
+      if (edits?.goto !== undefined && edits.goto.length > 0) batch.edits.goto = [...(batch.edits.goto ?? []), ...edits.goto];
     } else {
-      answers[item.interruptId] = item.routing.onExpire?.response ?? null;
-      defaulted.push(item.interruptId);
+      batch.answers[item.interruptId] = item.routing.onExpire?.response ?? null;
+      batch.defaulted.push(item.interruptId);
     }
   }
-  const batch: ResumeBatch = { runId: first.runId, threadId: first.threadId, tenant: first.tenant, answers, defaulted };
-  return { batch, next: ready.map((i) => ({ ...i, resumedAt: iso(now) })) };
+  return [...batches.values()];
+}
+
+/** An item of the batch, marked applied; undefined when it already was (or was never taken). */
+export function applyItem(item: ReviewItem, now: number): ReviewItem | undefined {
+  if (item.resumeRunId === null || item.appliedAt !== null) return undefined;
+  return { ...item, appliedAt: iso(now) };
 }

@@ -6,6 +6,9 @@
  */
 import type { Actor, ErrorCode } from "../protocol/index.ts";
 import type { JsonSchema } from "./json-schema.ts";
+import type { ResumeEdits } from "../runs/answers.ts";
+
+export type { GotoTarget, ResumeEdits } from "../runs/answers.ts";
 
 export type { Actor } from "../protocol/index.ts";
 export type { JsonSchema } from "./json-schema.ts";
@@ -46,7 +49,8 @@ export interface ReviewItem {
   status: ReviewStatus;
   /** The current lease; null when open or final. A lapsed lease stays until tick() clears it. */
   claim: { by: Actor; until: string } | null;
-  answer: { value: unknown; by: Actor; at: string } | null;
+  /** The winning answer, with the state edits sent with it (applied by its resume). */
+  answer: { value: unknown; by: Actor; at: string; edits?: ResumeEdits } | null;
   /** `sub` of the principal that started the run. */
   startedBy: string;
   createdAt: string;
@@ -54,6 +58,10 @@ export interface ReviewItem {
   expiresAt: string | null;
   /** When the answer (or expiry default) was handed to a resume; set once, see takeResume. */
   resumedAt: string | null;
+  /** The run that resumes with this answer (set with resumedAt): the answer's one consumer. */
+  resumeRunId: string | null;
+  /** When that run had applied the answer (the checkpoint holds it); until then a restart re-applies it. */
+  appliedAt: string | null;
 }
 
 /** What the hub knows when an interrupt is raised; createItem adds the rest. */
@@ -131,12 +139,24 @@ export interface ExpiredItem {
  */
 export type ResumePolicy = "batch" | "eager";
 
-/** Answers to hand to one resume of a run, by interrupt id. Taken once: see takeResume. */
+/**
+ * Answers to hand to one resume of a run, by interrupt id: the durable record
+ * that exactly one resume run (`resumeRunId`) consumes. Taken once (see
+ * takeResume); kept until that run applied it (markApplied), so a crash in
+ * between is recovered by running the resume again, with the same run id.
+ */
 export interface ResumeBatch {
+  /** The interrupted run whose questions these answer. */
   runId: string;
+  /** The run that resumes with them. */
+  resumeRunId: string;
   threadId: string;
   tenant: string;
   answers: Record<string, unknown>;
   /** Ids in `answers` whose value is the expiry default, not a reviewer's answer. */
   defaulted: string[];
+  /** The answers' edits merged in answer order: later update keys win, gotos add up. */
+  edits: ResumeEdits;
+  /** `sub` of the principal that started the interrupted run (the resume runs on its behalf). */
+  startedBy: string;
 }

@@ -11,6 +11,32 @@ export interface Answer {
   response: unknown;
 }
 
+/** A `goto` target sent with an answer: a node, or a `Send` to one ({ node, input }). */
+export type GotoTarget = string | { node: string; input?: unknown };
+
+/** State edits sent with an answer (input.respond { update, goto }), applied when its resume completes the paused step. */
+export interface ResumeEdits {
+  update?: Record<string, unknown>;
+  goto?: GotoTarget[];
+}
+
+/**
+ * What a resume run consumes: the durable record the review store handed
+ * out (ResumeBatch), as the run manager needs it.
+ */
+export interface ResumeOrder {
+  /** The resume run's id, chosen when the answers were taken. */
+  resumeRunId: string;
+  answers: Record<string, unknown>;
+  edits: ResumeEdits;
+}
+
+/** The wire's `goto` (one target or several) as a list. */
+export function gotoList(goto: GotoTarget | readonly GotoTarget[] | undefined): GotoTarget[] | undefined {
+  if (goto === undefined) return undefined;
+  return Array.isArray(goto) ? [...(goto as readonly GotoTarget[])] : [goto as GotoTarget];
+}
+
 /**
  * Checks every answer against `pending`; `wasAnswered` tells a stale id
  * (already_answered) from one the thread never had (no_such_interrupt).

@@ -27,6 +27,8 @@ export interface RunPlan {
   resume?: { map: Record<string, unknown>; answeredBy: Actor | null; update?: Record<string, unknown>; goto?: Array<string | { node: string; input?: unknown }> };
   /** Fork from this checkpoint (rollback) instead of the latest. */
   checkpointId?: string;
+  /** The thread's latest checkpoint when the run was planned (read once per run): where a rollback returns. */
+  headCheckpointId?: string | undefined;
 }
 
 /** Why a run was aborted; its outcome follows from it. */
@@ -48,15 +50,26 @@ export interface ExecutionResult {
   abort: AbortKind | undefined;
 }
 
-/** Sees every entry a run publishes (the hub turns `input.requested` into review items). */
-export type PublishObserver = (entries: readonly LogEntry[]) => void;
+/**
+ * Called with a batch of events that asks questions (`input.requested`),
+ * transformed as they will be published, before they are: the hub stores
+ * their review items first, so an answer can never arrive before its item.
+ */
+export type AskingHook = (events: readonly ProtocolEvent[]) => Promise<void>;
 
-export async function executeRun(plan: RunPlan, log: ThreadLog, signal: AbortSignal, metrics: HubMetrics, observe?: PublishObserver): Promise<ExecutionResult> {
+export async function executeRun(plan: RunPlan, log: ThreadLog, signal: AbortSignal, metrics: HubMetrics, asking?: AskingHook): Promise<ExecutionResult> {
   const { runId, threadId, assistant } = plan;
-  const publish = (events: ProtocolEvent[]): void => {
-    const entries = log.publish(events);
+  const count = (entries: readonly LogEntry[]): void => {
     metrics.eventsPublished += entries.length;
-    if (observe && entries.length > 0) observe(entries);
+  };
+  // Synchronous for every batch but the rare one that asks: no await per token.
+  const publish = (events: ProtocolEvent[]): Promise<void> | undefined => {
+    if (asking === undefined || !events.some((e) => e.method === "input.requested")) {
+      count(log.publish(events));
+      return undefined;
+    }
+    const transformed = log.transform(events);
+    return asking(transformed).then(() => count(log.publish(transformed, { transformed: true })));
   };
   log.beginRun(runId);
   if (plan.resume && plan.resume.answeredBy !== null) {
@@ -96,7 +109,10 @@ export async function executeRun(plan: RunPlan, log: ThreadLog, signal: AbortSig
       subgraphs: true,
       ...(plan.checkpointId === undefined ? {} : { checkpointId: plan.checkpointId }),
     });
-    for await (const part of parts) publish(projector.push(part));
+    for await (const part of parts) {
+      const asked = publish(projector.push(part));
+      if (asked !== undefined) await asked;
+    }
   } catch (error) {
     failure = error;
   }
@@ -120,17 +136,28 @@ export async function executeRun(plan: RunPlan, log: ThreadLog, signal: AbortSig
     // A partial resume raises nothing new yet leaves the thread waiting.
     outcome = { status: pending !== null && pending.size > 0 ? "interrupted" : "completed" };
   }
-  publish(projector.finish(outcome));
+  await publish(projector.finish(outcome));
   if (pending !== null) log.retainPending(pending);
   return { outcome, pending, abort };
 }
 
+/** What a run needs to know of the thread's latest checkpoint, from one read of it. */
+export interface ThreadHead {
+  /** Interrupt ids the checkpoint waits on: the one answer to "which interrupts are pending". */
+  pending: Set<string>;
+  checkpointId: string | undefined;
+}
+
 /**
- * The interrupt ids the thread's latest checkpoint waits on. Fails closed: an
- * error reading the checkpoint is thrown, never read as "nothing pending" —
- * that answer would let a run.start skip review and void every open question.
+ * Fails closed: an error reading the checkpoint is thrown, never read as
+ * "nothing pending" — that answer would let a run.start skip review and void
+ * every open question.
  */
-export async function pendingIds(assistant: Assistant, threadId: string): Promise<Set<string>> {
+export async function readHead(assistant: Assistant, threadId: string): Promise<ThreadHead> {
   const state = await assistant.graph.getState(threadId);
-  return new Set(state.interrupts.map((i) => i.id));
+  return { pending: new Set(state.interrupts.map((i) => i.id)), checkpointId: state.config?.checkpointId };
+}
+
+export async function pendingIds(assistant: Assistant, threadId: string): Promise<Set<string>> {
+  return (await readHead(assistant, threadId)).pending;
 }

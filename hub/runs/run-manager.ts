@@ -12,9 +12,9 @@ import type { HubMetrics } from "../metrics.ts";
 import { SwitchboardError, assertNever, type LifecycleData, type ProtocolEvent } from "../protocol/index.ts";
 import { HubRecordExistsError } from "./records.ts";
 import { type HubStore, type MultitaskStrategy, type RunRecord, type ThreadRecord, type ThreadStatus } from "./store.ts";
-import type { LogEntry, ThreadLog, ThreadLogs, ThreadSeed } from "../threads/index.ts";
-import { resumeMapOf, type Answer } from "./answers.ts";
-import { RunAbort, executeRun, pendingIds, type ExecutionResult, type RunPlan } from "./execute.ts";
+import type { ThreadLog, ThreadLogs, ThreadSeed } from "../threads/index.ts";
+import { resumeMapOf, type ResumeOrder } from "./answers.ts";
+import { RunAbort, executeRun, pendingIds, readHead, type ExecutionResult, type RunPlan } from "./execute.ts";
 
 /** The facts of a run the review wiring needs; `startedBy` is who began the chain of runs. */
 export interface RunInfo {
@@ -24,10 +24,11 @@ export interface RunInfo {
   startedBy: string;
 }
 
-/** Hears what runs publish and how they end (the hub's review wiring). Must not throw. */
+/** Hears the questions runs ask and how runs end (the hub's review wiring). */
 export interface RunObserver {
-  published(run: RunInfo, entries: readonly LogEntry[]): void;
-  /** Awaited before the thread takes its next run. */
+  /** Awaited before the batch (which has `input.requested` events) is published: store the review items. */
+  asking(run: RunInfo, events: readonly ProtocolEvent[]): Promise<void>;
+  /** Awaited before the thread takes its next run; must not throw. */
   ended(run: RunInfo, result: ExecutionResult): Promise<void>;
 }
 
@@ -63,9 +64,7 @@ interface ActiveRun {
 }
 
 /** A new run's request, or the answers of a resume that came while the thread was busy. */
-type GotoTarget = string | { node: string; input?: unknown };
-type ResumeEdits = { update?: Record<string, unknown>; goto?: GotoTarget[] };
-type QueuedWork = { kind: "start"; request: StartRequest } | { kind: "resume"; answers: readonly Answer[] };
+type QueuedWork = { kind: "start"; request: StartRequest } | { kind: "resume"; order: ResumeOrder };
 
 interface QueuedRun {
   record: RunRecord;
@@ -77,7 +76,6 @@ export class RunManager {
   readonly #o: RunManagerOptions;
   readonly #active = new Map<string, ActiveRun>();
   readonly #queued = new Map<string, QueuedRun[]>();
-  readonly #edits = new Map<string, ResumeEdits>();
   readonly #serial = new Map<string, Promise<unknown>>();
   #closing = false;
   #observer: RunObserver | undefined;
@@ -108,6 +106,12 @@ export class RunManager {
   /** The thread's event log; a thread with state from an earlier process is seeded from it. */
   openLog(thread: ThreadRecord): Promise<ThreadLog> {
     return this.#o.logs.open(thread.threadId, () => this.#seedOf(thread));
+  }
+
+  /** Interrupt ids the thread's latest checkpoint waits on (none for a thread that never ran). */
+  async pendingOf(thread: ThreadRecord): Promise<Set<string>> {
+    const assistant = thread.assistantId === null ? undefined : this.#o.assistants.get(thread.assistantId);
+    return assistant ? pendingIds(assistant, thread.threadId) : new Set();
   }
 
   isBusy(threadId: string): boolean {
@@ -168,29 +172,49 @@ export class RunManager {
 
   /**
    * A resume the review service decided (each answer already checked,
-   * authorized and announced): runs now, or queued while the thread is busy.
+   * authorized, announced and taken into `order`, the durable record this run
+   * consumes): runs now, or queued while the thread is busy. The run's id is
+   * the order's, so a run record left by a crash is continued, not duplicated.
    * `starter` is who started the interrupted run; the resume keeps it.
    */
-  async resumeReviewed(thread: ThreadRecord, answers: readonly Answer[], starter: Principal): Promise<RunRecord> {
+  async resumeReviewed(thread: ThreadRecord, order: ResumeOrder, starter: Principal): Promise<RunRecord> {
     return this.#serially(thread.threadId, async () => {
       this.#assertOpen();
       const assistant = this.#assistantOf(thread);
       const log = await this.openLog(thread);
-      if (this.#active.has(thread.threadId)) return this.#enqueue(thread, assistant.id, { kind: "resume", answers }, starter);
-      const plan = await this.#resumePlan(thread, assistant, log, answers);
-      const record = await this.#o.store.createRun({
-        runId: plan.runId,
-        threadId: thread.threadId,
-        tenant: thread.tenant,
-        assistantId: assistant.id,
-        status: "running",
-        startedBy: starter.sub,
-        multitaskStrategy: "reject",
-        input: null,
-      });
+      if (this.#active.has(thread.threadId)) return this.#enqueue(thread, assistant.id, { kind: "resume", order }, starter, order.resumeRunId);
+      const plan = await this.#resumePlan(thread, assistant, log, order);
+      const record = await this.#recordRun(thread, assistant.id, plan.runId, starter.sub);
       await this.#launch(thread, plan, log, starter.sub);
       return record;
     });
+  }
+
+  /**
+   * Continues a run a dead process left unfinished, under its own id, from
+   * the thread's last checkpoint: tasks that finished there are not run again.
+   * Does nothing (returns undefined) when the thread is busy, waits on
+   * interrupts, or has nothing left to run.
+   */
+  async continueRun(thread: ThreadRecord, runId: string, startedBy: string): Promise<RunRecord | undefined> {
+    return this.#serially(thread.threadId, async () => {
+      this.#assertOpen();
+      if (this.#active.has(thread.threadId)) return undefined;
+      const assistant = this.#assistantOf(thread);
+      const state = await assistant.graph.getState(thread.threadId);
+      if (state.config === undefined || state.interrupts.length > 0 || state.next.length === 0) return undefined;
+      const log = await this.openLog(thread);
+      const record = await this.#recordRun(thread, assistant.id, runId, startedBy);
+      await this.#launch(thread, { runId, threadId: thread.threadId, assistant, input: null, headCheckpointId: state.config.checkpointId }, log, startedBy);
+      return record;
+    });
+  }
+
+  /** A resume run's record: created, or (its earlier attempt died) set running again. */
+  async #recordRun(thread: ThreadRecord, assistantId: string, runId: string, startedBy: string): Promise<RunRecord> {
+    const existing = await this.#o.store.getRun(runId);
+    if (existing !== undefined) return (await this.#o.store.updateRun(runId, { status: "running", error: null })) ?? existing;
+    return this.#o.store.createRun({ runId, threadId: thread.threadId, tenant: thread.tenant, assistantId, status: "running", startedBy, multitaskStrategy: "reject", input: null });
   }
 
   /** Cancels the active run, or a queued one by id. */
@@ -244,40 +268,30 @@ export class RunManager {
     await Promise.allSettled(running.map((r) => r.done));
   }
 
-  /** A reviewed resume: the review service announced each answer already (input.answered). */
-  async #resumePlan(thread: ThreadRecord, assistant: Assistant, log: ThreadLog, answers: readonly Answer[]): Promise<RunPlan> {
-    const pending = await pendingIds(assistant, thread.threadId);
-    const map = resumeMapOf(answers, pending, (id) => log.wasAnswered(id));
-    const edits = this.#edits.get(thread.threadId);
-    this.#edits.delete(thread.threadId);
-    return { runId: nanoid(), threadId: thread.threadId, assistant, input: null, resume: { map, answeredBy: null, ...edits } };
-  }
-
   /**
-   * State edits sent with an answer (input.respond { update, goto }): kept
-   * until the thread's next resume, which applies them with the answers
-   * before the answered tasks run again (engine Command({ resume, update, goto })).
-   * Several answers' edits merge: later keys win, gotos add up.
+   * A reviewed resume: the review service announced each answer already
+   * (input.answered). The checkpoint is read once, here: its pending ids check
+   * the answers and its id is where a rollback would return to.
    */
-  addResumeEdits(threadId: string, update: Record<string, unknown> | undefined, goto: GotoTarget | readonly GotoTarget[] | undefined): () => void {
-    const previous = this.#edits.get(threadId);
-    const next: ResumeEdits = {};
-    if (previous?.update !== undefined || update !== undefined) next.update = { ...previous?.update, ...update };
-    const gotos: GotoTarget[] = [...(previous?.goto ?? []), ...(goto === undefined ? [] : Array.isArray(goto) ? goto : [goto as GotoTarget])];
-    if (gotos.length > 0) next.goto = gotos;
-    this.#edits.set(threadId, next);
-    // Undo, for an answer that was refused.
-    return () => {
-      if (this.#edits.get(threadId) !== next) return;
-      if (previous) this.#edits.set(threadId, previous);
-      else this.#edits.delete(threadId);
+  async #resumePlan(thread: ThreadRecord, assistant: Assistant, log: ThreadLog, order: ResumeOrder): Promise<RunPlan> {
+    const head = await readHead(assistant, thread.threadId);
+    const answers = Object.entries(order.answers).map(([interrupt_id, response]) => ({ interrupt_id, response }));
+    const map = resumeMapOf(answers, head.pending, (id) => log.wasAnswered(id));
+    return {
+      runId: order.resumeRunId,
+      threadId: thread.threadId,
+      assistant,
+      input: null,
+      resume: { map, answeredBy: null, ...order.edits },
+      headCheckpointId: head.checkpointId,
     };
   }
 
   async #plan(thread: ThreadRecord, assistant: Assistant, input: unknown, forkFrom: string | undefined): Promise<RunPlan> {
     const runId = nanoid();
-    const base = { runId, threadId: thread.threadId, assistant, ...(forkFrom === undefined ? {} : { checkpointId: forkFrom }) };
-    const pending = forkFrom === undefined ? await pendingIds(assistant, thread.threadId) : new Set<string>();
+    const head = forkFrom === undefined ? await readHead(assistant, thread.threadId) : { pending: new Set<string>(), checkpointId: forkFrom };
+    const base = { runId, threadId: thread.threadId, assistant, headCheckpointId: head.checkpointId, ...(forkFrom === undefined ? {} : { checkpointId: forkFrom }) };
+    const pending = head.pending;
     if (pending.size > 0) {
       // Every answer goes through review (candidates, self-approval, first answer
       // wins). A run.start that reaches this point did not: it was queued behind a
@@ -307,7 +321,7 @@ export class RunManager {
     const active: ActiveRun = { runId: plan.runId, controller, done: new Promise((r) => (settle = r)), startCheckpointId: undefined };
     this.#active.set(thread.threadId, active);
     try {
-      active.startCheckpointId = plan.checkpointId ?? (await plan.assistant.graph.getState(thread.threadId)).config?.checkpointId;
+      active.startCheckpointId = plan.checkpointId ?? plan.headCheckpointId;
       await this.#o.store.updateThread(thread.threadId, { status: "busy", assistantId: plan.assistant.id });
     } catch (error) {
       this.#active.delete(thread.threadId);
@@ -323,7 +337,7 @@ export class RunManager {
     let result: ExecutionResult;
     const observer = this.#observer;
     try {
-      result = await executeRun(plan, log, active.controller.signal, this.#o.metrics, observer && ((entries) => observer.published(info, entries)));
+      result = await executeRun(plan, log, active.controller.signal, this.#o.metrics, observer && ((events) => observer.asking(info, events)));
     } catch (error) {
       // Only a bug gets here (the graph's own errors end the run as "failed"); never leave the thread busy.
       this.#o.onError?.(error, `executing run ${plan.runId}`);
@@ -345,9 +359,10 @@ export class RunManager {
     return result;
   }
 
-  async #enqueue(thread: ThreadRecord, assistantId: string, work: QueuedWork, principal: Principal): Promise<RunRecord> {
-    const record = await this.#o.store.createRun({
-      runId: nanoid(),
+  async #enqueue(thread: ThreadRecord, assistantId: string, work: QueuedWork, principal: Principal, runId = nanoid()): Promise<RunRecord> {
+    const existing = await this.#o.store.getRun(runId);
+    const record = existing !== undefined ? ((await this.#o.store.updateRun(runId, { status: "pending", error: null })) ?? existing) : await this.#o.store.createRun({
+      runId,
       threadId: thread.threadId,
       tenant: thread.tenant,
       assistantId,
@@ -374,7 +389,7 @@ export class RunManager {
         const log = await this.openLog(thread);
         const plan = next.work.kind === "start"
           ? await this.#plan(thread, assistant, next.work.request.input, undefined)
-          : await this.#resumePlan(thread, assistant, log, next.work.answers);
+          : await this.#resumePlan(thread, assistant, log, next.work.order);
         await this.#o.store.updateRun(next.record.runId, { status: "running" });
         await this.#launch(thread, { ...plan, runId: next.record.runId }, log, next.principal.sub);
       } catch (error) {
@@ -389,8 +404,10 @@ export class RunManager {
     const assistant = this.#o.assistants.get(thread.assistantId);
     if (!assistant) return null;
     const state = await assistant.graph.getState(thread.threadId);
-    if (state.config === undefined) return null;
     const [last] = await this.#o.store.listRuns(thread.threadId, { limit: 1 });
+    // No checkpoint, but an earlier process may have published events (its run failed
+    // before saving anything): an empty seed still moves the seqs past that process's.
+    if (state.config === undefined) return last === undefined ? null : { events: [], runId: null };
     const runId = last?.runId ?? null;
     const head = { type: "event" as const, thread_id: thread.threadId, ...(runId === null ? {} : { run_id: runId }) };
     const params = <D>(data: D) => ({ namespace: [], timestamp: Date.now(), data });

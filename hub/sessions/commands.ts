@@ -18,9 +18,9 @@ import {
   type ProtocolResponse,
   type SubscriptionFilter,
 } from "../protocol/index.ts";
-import { RESUME_POLICY_KEY, resumePolicyOf } from "../review/index.ts";
+import { RESUME_POLICY_KEY, resumePolicyOf, type AnswerInput } from "../review/index.ts";
 import { type PresenceRoomRef } from "../presence/index.ts";
-import { answersFromRunInput, toSwitchboardError } from "../runs/index.ts";
+import { answersFromRunInput, gotoList, toSwitchboardError } from "../runs/index.ts";
 import type { MultitaskStrategy, ThreadRecord } from "../runs/index.ts";
 import type { HubServices } from "../services.ts";
 import type { ReplayResult, ThreadLog } from "../threads/index.ts";
@@ -191,20 +191,16 @@ async function dispatch(command: ProtocolCommand, thread: ThreadRecord, ctx: Com
     }
     case "input.respond": {
       const params = command.params;
-      const answers = "responses" in params
+      const answers: AnswerInput[] = "responses" in params
         ? params.responses.map((r) => ({ interruptId: r.interrupt_id, value: r.response }))
         : [{ interruptId: params.interrupt_id, value: params.response }];
-      // Edits ride with the resume this answer (or a later one) triggers; registered
-      // first because an answer can trigger the resume before it returns.
-      const undo = params.update !== undefined || params.goto !== undefined ? runs.addResumeEdits(thread.threadId, params.update, params.goto) : undefined;
-      let outcome: Awaited<ReturnType<typeof ctx.services.reviews.answer>>;
-      try {
-        outcome = await ctx.services.reviews.answer(ctx.principal, answers, thread.threadId);
-      } catch (error) {
-        undo?.();
-        throw error;
+      // Edits are stored with the (first) answer and applied by the resume that consumes it.
+      const goto = gotoList(params.goto);
+      const first = answers[0];
+      if (first && (params.update !== undefined || goto !== undefined)) {
+        first.edits = { ...(params.update === undefined ? {} : { update: params.update }), ...(goto === undefined ? {} : { goto }) };
       }
-      const { items, runIds } = outcome;
+      const { items, runIds } = await ctx.services.reviews.answer(ctx.principal, answers, thread.threadId);
       const answeredAt = items[0]?.answer?.at;
       const result = {
         interrupt_ids: items.map((i) => i.interruptId),

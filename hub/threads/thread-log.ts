@@ -165,11 +165,21 @@ export class ThreadLog {
     this.#run = { run_id: runId, status: "started" };
   }
 
-  /** Stamps, encodes once, buffers and fans out. Returns the entries published. */
-  publish(events: readonly ProtocolEvent[]): LogEntry[] {
+  /** The events as the log would publish them: through the transformer, dropped ones left out. */
+  transform(events: readonly ProtocolEvent[]): ProtocolEvent[] {
+    if (!this.#transform) return [...events];
+    return events.flatMap((e) => this.#transformed(e) ?? []);
+  }
+
+  /**
+   * Stamps, encodes once, buffers and fans out. Returns the entries published.
+   * `transformed`: the events already went through transform().
+   */
+  publish(events: readonly ProtocolEvent[], options?: { transformed: boolean }): LogEntry[] {
     const published: LogEntry[] = [];
+    const skipTransform = options?.transformed === true;
     for (const raw of events) {
-      const event = this.#transformed(raw);
+      const event = skipTransform ? raw : this.#transformed(raw);
       if (event === null) continue;
       const seq = ++this.#seq;
       if (!this.#inRun && BETWEEN_RUNS.has(event.method)) this.#between ??= seq;

@@ -110,6 +110,16 @@ export class HubProcess {
     return line === undefined ? Number.NaN : Number(line.slice(name.length + 1));
   }
 
+  get wsUrl(): string {
+    return this.url.replace(/^http/, "ws");
+  }
+
+  /** kill -9: no shutdown code runs (the data dir stays, for a restart on it). */
+  async kill(): Promise<void> {
+    if (this.#child.exitCode === null && this.#child.signalCode === null) this.#child.kill("SIGKILL");
+    await this.exited;
+  }
+
   async stop(): Promise<void> {
     if (this.#child.exitCode === null && this.#child.signalCode === null) {
       this.#child.kill("SIGTERM");

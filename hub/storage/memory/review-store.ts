@@ -8,6 +8,8 @@ import type { Principal } from "../../auth/index.ts";
 import { DEFAULT_CANCEL_REASON } from "../../review/store.ts";
 import type { ReviewStore } from "../../review/store.ts";
 import {
+  applyItem,
+  batchesOf,
   cancelItem,
   cloneJson,
   decideAnswer,
@@ -20,7 +22,7 @@ import {
   planResume,
 } from "../../review/transitions.ts";
 import type { Transition } from "../../review/transitions.ts";
-import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumePolicy, ReviewItem } from "../../review/types.ts";
+import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem } from "../../review/types.ts";
 
 export class MemoryReviewStore implements ReviewStore {
   /** Insertion order is creation order: listItems needs no sort. */
@@ -86,8 +88,8 @@ export class MemoryReviewStore implements ReviewStore {
       .map((i) => cloneJson(i));
   }
 
-  async answer(interruptId: string, principal: Principal, value: unknown, now: number): Promise<Decision> {
-    return this.#apply(decideAnswer(this.#items.get(interruptId), interruptId, principal, value, now));
+  async answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits): Promise<Decision> {
+    return this.#apply(decideAnswer(this.#items.get(interruptId), interruptId, principal, value, now, edits));
   }
 
   async claim(interruptId: string, principal: Principal, ttlMs: number, now: number): Promise<Decision> {
@@ -138,11 +140,22 @@ export class MemoryReviewStore implements ReviewStore {
     );
   }
 
-  async takeResume(runId: string, policy: ResumePolicy, now: number): Promise<ResumeBatch | null> {
-    const plan = planResume([...this.#items.values()].filter((i) => i.runId === runId), policy, now);
+  async takeResume(runId: string, policy: ResumePolicy, now: number, resumeRunId: string): Promise<ResumeBatch | null> {
+    const plan = planResume([...this.#items.values()].filter((i) => i.runId === runId), policy, now, resumeRunId);
     if (plan === undefined) return null;
     for (const item of plan.next) this.#items.set(item.interruptId, item);
     return cloneJson(plan.batch);
+  }
+
+  async unappliedResumes(): Promise<ResumeBatch[]> {
+    return cloneJson(batchesOf([...this.#items.values()].filter((i) => i.resumeRunId !== null && i.appliedAt === null)));
+  }
+
+  async markApplied(resumeRunId: string, now: number): Promise<void> {
+    for (const item of this.#items.values()) {
+      const next = item.resumeRunId === resumeRunId ? applyItem(item, now) : undefined;
+      if (next !== undefined) this.#items.set(item.interruptId, next);
+    }
   }
 
   async nextDeadline(): Promise<string | null> {

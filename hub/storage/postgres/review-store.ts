@@ -11,6 +11,7 @@ import type { Principal } from "../../auth/index.ts";
 import { DEFAULT_CANCEL_REASON } from "../../review/store.ts";
 import type { ReviewStore } from "../../review/store.ts";
 import {
+  batchesOf,
   cancelItem,
   decideAnswer,
   decideClaim,
@@ -22,7 +23,7 @@ import {
   planResume,
 } from "../../review/transitions.ts";
 import type { Transition } from "../../review/transitions.ts";
-import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumePolicy, ReviewItem, ReviewStatus } from "../../review/types.ts";
+import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem, ReviewStatus } from "../../review/types.ts";
 import type { PostgresDatabase } from "./database.ts";
 
 interface ItemRow {
@@ -47,6 +48,9 @@ interface ItemRow {
   answered_name: string | null;
   answered_at: string | null;
   resumed_at: string | null;
+  answer_edits: ResumeEdits | null;
+  resume_run_id: string | null;
+  applied_at: string | null;
 }
 
 interface AuditRow {
@@ -61,7 +65,8 @@ interface AuditRow {
 
 const ITEM_COLUMNS =
   "interrupt_id, thread_id, run_id, tenant, queue, status, namespace, node, payload, routing, started_by, created_at, expires_at, " +
-  "claim_sub, claim_name, claim_until, answer_value, answered_sub, answered_name, answered_at, resumed_at";
+  "claim_sub, claim_name, claim_until, answer_value, answered_sub, answered_name, answered_at, resumed_at, " +
+  "answer_edits, resume_run_id, applied_at";
 const PENDING = "status IN ('open', 'claimed')";
 
 function fromItemRow(row: ItemRow): ReviewItem {
@@ -82,15 +87,22 @@ function fromItemRow(row: ItemRow): ReviewItem {
     answer:
       row.answered_at === null || row.answered_sub === null
         ? null
-        : { value: row.answer_value ?? null, by: { sub: row.answered_sub, name: row.answered_name ?? "" }, at: row.answered_at },
+        : {
+            value: row.answer_value ?? null,
+            by: { sub: row.answered_sub, name: row.answered_name ?? "" },
+            at: row.answered_at,
+            ...(row.answer_edits === null ? {} : { edits: row.answer_edits }),
+          },
     startedBy: row.started_by,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     resumedAt: row.resumed_at,
+    resumeRunId: row.resume_run_id,
+    appliedAt: row.applied_at,
   };
 }
 
-/** The writable columns of an item, in the order of WRITE_SET's parameters $2…$10. */
+/** The writable columns of an item, in the order of WRITE_SET's parameters $2…$13. */
 function writable(item: ReviewItem): unknown[] {
   return [
     item.status,
@@ -102,11 +114,15 @@ function writable(item: ReviewItem): unknown[] {
     item.answer?.by.name ?? null,
     item.answer?.at ?? null,
     item.resumedAt,
+    item.answer?.edits === undefined ? null : encodeJson(item.answer.edits),
+    item.resumeRunId,
+    item.appliedAt,
   ];
 }
 
 const WRITE_SET = `status = $2, claim_sub = $3, claim_name = $4, claim_until = $5, answer_value = $6,
-  answered_sub = $7, answered_name = $8, answered_at = $9, resumed_at = $10, version = version + 1`;
+  answered_sub = $7, answered_name = $8, answered_at = $9, resumed_at = $10, answer_edits = $11, resume_run_id = $12,
+  applied_at = $13, version = version + 1`;
 
 /** A conditional UPDATE matched no row although the row was locked: a bug, never a race to report. */
 class ReviewWriteConflict extends Error {
@@ -189,7 +205,7 @@ export class PostgresReviewStore implements ReviewStore {
       // ON CONFLICT: two nodes registering the same interrupt at once both succeed, one creates.
       const inserted = await c.query<ItemRow>(
         `INSERT INTO ${this.#items} (${ITEM_COLUMNS})
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
          ON CONFLICT (interrupt_id) DO NOTHING RETURNING ${ITEM_COLUMNS}`,
         [
           item.interruptId, item.threadId, item.runId, item.tenant, item.routing.queue, item.status,
@@ -229,8 +245,8 @@ export class PostgresReviewStore implements ReviewStore {
     return rows.map(fromItemRow);
   }
 
-  answer(interruptId: string, principal: Principal, value: unknown, now: number): Promise<Decision> {
-    return this.#decide(interruptId, (item) => decideAnswer(item, interruptId, principal, value, now), true);
+  answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits): Promise<Decision> {
+    return this.#decide(interruptId, (item) => decideAnswer(item, interruptId, principal, value, now, edits), true);
   }
 
   claim(interruptId: string, principal: Principal, ttlMs: number, now: number): Promise<Decision> {
@@ -269,10 +285,24 @@ export class PostgresReviewStore implements ReviewStore {
     });
   }
 
-  takeResume(runId: string, policy: ResumePolicy, now: number): Promise<ResumeBatch | null> {
+  async unappliedResumes(): Promise<ResumeBatch[]> {
+    const { rows } = await this.#db.pool.query<ItemRow>(
+      `SELECT ${ITEM_COLUMNS} FROM ${this.#items} WHERE resume_run_id IS NOT NULL AND applied_at IS NULL ORDER BY seq`,
+    );
+    return batchesOf(rows.map(fromItemRow));
+  }
+
+  async markApplied(resumeRunId: string, now: number): Promise<void> {
+    await this.#db.pool.query(
+      `UPDATE ${this.#items} SET applied_at = $2, version = version + 1 WHERE resume_run_id = $1 AND applied_at IS NULL`,
+      [resumeRunId, new Date(now).toISOString()],
+    );
+  }
+
+  takeResume(runId: string, policy: ResumePolicy, now: number, resumeRunId: string): Promise<ResumeBatch | null> {
     return this.#db.transaction(async (c) => {
       const rows = await this.#locked(c, "run_id = $1", [runId]);
-      const plan = planResume(rows.map(fromItemRow), policy, now);
+      const plan = planResume(rows.map(fromItemRow), policy, now, resumeRunId);
       if (plan === undefined) return null;
       for (const next of plan.next) await this.#write(c, next);
       return plan.batch;

@@ -82,4 +82,13 @@ CREATE TABLE {schema}.hub_review_audit (
 );
 CREATE INDEX hub_review_audit_item ON {schema}.hub_review_audit (interrupt_id, seq);`,
   },
+  {
+    // The durable answer pipeline: an answer's edits, and the one resume run that consumes it.
+    version: 2,
+    sql: `
+ALTER TABLE {schema}.hub_review_items ADD COLUMN answer_edits json;
+ALTER TABLE {schema}.hub_review_items ADD COLUMN resume_run_id text;
+ALTER TABLE {schema}.hub_review_items ADD COLUMN applied_at text;
+CREATE INDEX hub_review_items_resume ON {schema}.hub_review_items (resume_run_id) WHERE resume_run_id IS NOT NULL;`,
+  },
 ];

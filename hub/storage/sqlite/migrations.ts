@@ -102,6 +102,15 @@ export const HUB_MIGRATIONS: readonly SqliteMigration[] = [
     name: "baseline: checkpoints and writes, threads and runs, review items and audit",
     sql: [checkpointsV1.sql, HUB_RECORDS_V1, REVIEW_ITEMS_V1].join("\n"),
   },
+  {
+    version: 2,
+    name: "the durable answer pipeline: an answer's edits, the one resume run that consumes it, when it applied it",
+    sql: `
+ALTER TABLE hub_review_items ADD COLUMN answer_edits TEXT;
+ALTER TABLE hub_review_items ADD COLUMN resume_run_id TEXT;
+ALTER TABLE hub_review_items ADD COLUMN applied_at TEXT;
+CREATE INDEX IF NOT EXISTS hub_review_items_resume ON hub_review_items (resume_run_id);`,
+  },
 ];
 
 export const HUB_SCHEMA: SqliteSchema = {

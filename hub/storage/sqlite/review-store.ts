@@ -13,6 +13,7 @@ import type { Principal } from "../../auth/index.ts";
 import { DEFAULT_CANCEL_REASON } from "../../review/store.ts";
 import type { ReviewStore } from "../../review/store.ts";
 import {
+  batchesOf,
   cancelItem,
   decideAnswer,
   decideClaim,
@@ -27,7 +28,7 @@ import {
 import type { Transition } from "../../review/transitions.ts";
 import { REVIEW_TABLES } from "./migrations.ts";
 import { openHubDatabase } from "./open.ts";
-import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumePolicy, ReviewItem, ReviewStatus } from "../../review/types.ts";
+import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem, ReviewStatus } from "../../review/types.ts";
 
 
 interface ItemRow {
@@ -53,6 +54,9 @@ interface ItemRow {
   answered_at: string | null;
   resumed_at: string | null;
   version: number;
+  answer_edits: string | null;
+  resume_run_id: string | null;
+  applied_at: string | null;
 }
 
 interface AuditRow {
@@ -67,7 +71,9 @@ interface AuditRow {
 
 const ITEM_COLUMNS =
   "interrupt_id, thread_id, run_id, tenant, queue, status, namespace, node, payload, routing, started_by, created_at, expires_at, " +
-  "claim_sub, claim_name, claim_until, answer_value, answered_sub, answered_name, answered_at, resumed_at, version";
+  "claim_sub, claim_name, claim_until, answer_value, answered_sub, answered_name, answered_at, resumed_at, version, " +
+  "answer_edits, resume_run_id, applied_at";
+
 const PENDING = "status IN ('open', 'claimed')";
 
 function toItemRow(item: ReviewItem, version: number): ItemRow {
@@ -94,6 +100,9 @@ function toItemRow(item: ReviewItem, version: number): ItemRow {
     answered_at: item.answer?.at ?? null,
     resumed_at: item.resumedAt,
     version,
+    answer_edits: item.answer?.edits === undefined ? null : encodeJson(item.answer.edits),
+    resume_run_id: item.resumeRunId,
+    applied_at: item.appliedAt,
   };
 }
 
@@ -115,11 +124,18 @@ function fromItemRow(row: ItemRow): ReviewItem {
     answer:
       row.answered_at === null || row.answered_sub === null
         ? null
-        : { value: decodeJson(row.answer_value ?? "null"), by: { sub: row.answered_sub, name: row.answered_name ?? "" }, at: row.answered_at },
+        : {
+            value: decodeJson(row.answer_value ?? "null"),
+            by: { sub: row.answered_sub, name: row.answered_name ?? "" },
+            at: row.answered_at,
+            ...(row.answer_edits === null ? {} : { edits: decodeJson(row.answer_edits) as ResumeEdits }),
+          },
     startedBy: row.started_by,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     resumedAt: row.resumed_at,
+    resumeRunId: row.resume_run_id,
+    appliedAt: row.applied_at,
   };
 }
 
@@ -149,12 +165,14 @@ function prepareStatements(db: Database.Database) {
   const select = `SELECT ${ITEM_COLUMNS} FROM hub_review_items`;
   const writable = `status = @status, claim_sub = @claim_sub, claim_name = @claim_name, claim_until = @claim_until,
     answer_value = @answer_value, answered_sub = @answered_sub, answered_name = @answered_name,
-    answered_at = @answered_at, resumed_at = @resumed_at, version = version + 1`;
+    answered_at = @answered_at, resumed_at = @resumed_at, answer_edits = @answer_edits, resume_run_id = @resume_run_id,
+    applied_at = @applied_at, version = version + 1`;
   return {
     insertItem: db.prepare<ItemRow>(
       `INSERT INTO hub_review_items (${ITEM_COLUMNS}) VALUES (@interrupt_id, @thread_id, @run_id, @tenant, @queue,
          @status, @namespace, @node, @payload, @routing, @started_by, @created_at, @expires_at, @claim_sub, @claim_name,
-         @claim_until, @answer_value, @answered_sub, @answered_name, @answered_at, @resumed_at, @version)
+         @claim_until, @answer_value, @answered_sub, @answered_name, @answered_at, @resumed_at, @version,
+         @answer_edits, @resume_run_id, @applied_at)
        ON CONFLICT (interrupt_id) DO NOTHING`,
     ),
     selectItem: db.prepare<[string], ItemRow>(`${select} WHERE interrupt_id = ?`),
@@ -175,6 +193,10 @@ function prepareStatements(db: Database.Database) {
     pendingOfRun: db.prepare<[string], ItemRow>(`${select} WHERE run_id = ? AND ${PENDING} ORDER BY seq`),
     pendingOfThread: db.prepare<[string], ItemRow>(`${select} WHERE thread_id = ? AND ${PENDING} ORDER BY seq`),
     itemsOfRun: db.prepare<[string], ItemRow>(`${select} WHERE run_id = ? ORDER BY seq`),
+    unapplied: db.prepare<[], ItemRow>(`${select} WHERE resume_run_id IS NOT NULL AND applied_at IS NULL ORDER BY seq`),
+    markApplied: db.prepare<[string, string]>(
+      "UPDATE hub_review_items SET applied_at = ?, version = version + 1 WHERE resume_run_id = ? AND applied_at IS NULL",
+    ),
     nextDeadline: db.prepare<[], { at: string | null }>(
       `SELECT MIN(at) AS at FROM (
          SELECT MIN(expires_at) AS at FROM hub_review_items WHERE ${PENDING} AND expires_at IS NOT NULL
@@ -284,8 +306,8 @@ export class SqliteReviewStore implements ReviewStore {
       .map(fromItemRow);
   }
 
-  async answer(interruptId: string, principal: Principal, value: unknown, now: number): Promise<Decision> {
-    return this.#decide(interruptId, (item) => decideAnswer(item, interruptId, principal, value, now), true);
+  async answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits): Promise<Decision> {
+    return this.#decide(interruptId, (item) => decideAnswer(item, interruptId, principal, value, now, edits), true);
   }
 
   async claim(interruptId: string, principal: Principal, ttlMs: number, now: number): Promise<Decision> {
@@ -336,10 +358,18 @@ export class SqliteReviewStore implements ReviewStore {
     );
   }
 
-  async takeResume(runId: string, policy: ResumePolicy, now: number): Promise<ResumeBatch | null> {
+  async unappliedResumes(): Promise<ResumeBatch[]> {
+    return batchesOf(this.#sql.unapplied.all().map(fromItemRow));
+  }
+
+  async markApplied(resumeRunId: string, now: number): Promise<void> {
+    this.#sql.markApplied.run(new Date(now).toISOString(), resumeRunId);
+  }
+
+  async takeResume(runId: string, policy: ResumePolicy, now: number, resumeRunId: string): Promise<ResumeBatch | null> {
     return this.#atomic(() => {
       const rows = this.#sql.itemsOfRun.all(runId);
-      const plan = planResume(rows.map(fromItemRow), policy, now);
+      const plan = planResume(rows.map(fromItemRow), policy, now, resumeRunId);
       if (plan === undefined) return null;
       const versions = new Map(rows.map((r) => [r.interrupt_id, r.version]));
       for (const next of plan.next) this.#write(next, versions.get(next.interruptId) ?? -1);

@@ -75,6 +75,8 @@ export function item(overrides: Omit<Partial<ReviewItem>, "routing"> & { routing
     createdAt: new Date(T0).toISOString(),
     expiresAt: null,
     resumedAt: null,
+    resumeRunId: null,
+    appliedAt: null,
     ...rest,
     routing: routing(r),
   };

@@ -60,7 +60,6 @@ describe("subgraphs", () => {
     await before.waitForEvent(isRootLifecycle("interrupted"));
     const original = await before.waitForEvent((e) => e.method === "input.requested");
     expect(original.params.node).toBe("ask");
-    await first.services.reviews.settled();
     await before.close();
     await first.close();
 

@@ -179,7 +179,9 @@ export function serviceTests(store: () => ReviewStore): void {
     clock.advance(1);
     const first = await reviews.tick();
     expect(first.expired.map((e) => [e.item.interruptId, e.action])).toEqual([["dflt", "default_response"]]);
-    expect(first.resumes).toEqual([{ runId: "r1", threadId: "t1", tenant: "acme", answers: { dflt: { approved: false } }, defaulted: ["dflt"] }]);
+    expect(first.resumes).toEqual([
+      { runId: "r1", resumeRunId: expect.any(String), threadId: "t1", tenant: "acme", answers: { dflt: { approved: false } }, defaulted: ["dflt"], edits: {}, startedBy: "sam" },
+    ]);
     expect(events.at(-1)?.event).toMatchObject({ method: "input.expired", params: { data: { interrupt_id: "dflt", expired_at: T0 + 60_000, action: "default_response" } } });
     clock.advance(60_000);
     const second = await reviews.tick();

@@ -27,6 +27,8 @@ export function storeTests(store: () => ReviewStore): void {
       createdAt: iso(T0),
       expiresAt: iso(T0 + 60_000),
       resumedAt: null,
+      resumeRunId: null,
+      appliedAt: null,
     });
     const again = await store().createItem(newItem("i1", { payload: "different", runId: "r9" }), T0 + 5);
     expect(again).toEqual({ item: first.item, created: false });
@@ -270,26 +272,68 @@ export function storeTests(store: () => ReviewStore): void {
     for (const id of ["x", "y"]) await store().createItem(newItem(id), T0);
     await store().createItem(newItem("z", { routing: { expiresAt: iso(T0 + 10), onExpire: { response: "default" } } }), T0);
     await store().answer("x", alice, "ax", T0 + 1);
-    expect(await store().takeResume("r1", "batch", T0 + 1)).toBeNull();
+    expect(await store().takeResume("r1", "batch", T0 + 1, "resume-a")).toBeNull();
     await store().answer("y", bob, "by", T0 + 2);
-    expect(await store().takeResume("r1", "batch", T0 + 2)).toBeNull();
+    expect(await store().takeResume("r1", "batch", T0 + 2, "resume-b")).toBeNull();
     await store().expireDue(T0 + 10);
-    const batch = await store().takeResume("r1", "batch", T0 + 11);
-    expect(batch).toEqual({ runId: "r1", threadId: "t1", tenant: "acme", answers: { x: "ax", y: "by", z: "default" }, defaulted: ["z"] });
-    expect(await store().takeResume("r1", "batch", T0 + 12)).toBeNull();
-    expect(await store().takeResume("r1", "eager", T0 + 12)).toBeNull();
-    expect((await store().getItem("x"))?.resumedAt).toBe(iso(T0 + 11));
+    const batch = await store().takeResume("r1", "batch", T0 + 11, "resume-c");
+    expect(batch).toEqual({
+      runId: "r1",
+      resumeRunId: "resume-c",
+      threadId: "t1",
+      tenant: "acme",
+      answers: { x: "ax", y: "by", z: "default" },
+      defaulted: ["z"],
+      edits: {},
+      startedBy: "sam",
+    });
+    expect(await store().takeResume("r1", "batch", T0 + 12, "resume-d")).toBeNull();
+    expect(await store().takeResume("r1", "eager", T0 + 12, "resume-e")).toBeNull();
+    expect(await store().getItem("x")).toMatchObject({ resumedAt: iso(T0 + 11), resumeRunId: "resume-c", appliedAt: null });
+  });
+
+  it("keeps a taken batch, with its answers' edits, until its resume run applied it", async () => {
+    for (const id of ["x", "y"]) await store().createItem(newItem(id), T0);
+    await store().createItem(newItem("other", { runId: "r2", threadId: "t2" }), T0);
+    await store().answer("x", alice, "ax", T0 + 1, { update: { note: "a", keep: 1 }, goto: ["left"] });
+    await store().answer("y", bob, "by", T0 + 2, { update: { note: "b" }, goto: [{ node: "right", input: { n: 0 } }] });
+    await store().answer("other", alice, "o", T0 + 2);
+    expect(await store().unappliedResumes()).toEqual([]);
+    expect((await store().getItem("x"))?.answer).toEqual({ value: "ax", by: { sub: "alice", name: "Alice" }, at: iso(T0 + 1), edits: { update: { note: "a", keep: 1 }, goto: ["left"] } });
+    const batch = await store().takeResume("r1", "batch", T0 + 3, "resume-1");
+    const expected = {
+      runId: "r1",
+      resumeRunId: "resume-1",
+      threadId: "t1",
+      tenant: "acme",
+      answers: { x: "ax", y: "by" },
+      defaulted: [],
+      // Later keys win; gotos add up, in answer order.
+      edits: { update: { note: "b", keep: 1 }, goto: ["left", { node: "right", input: { n: 0 } }] },
+      startedBy: "sam",
+    };
+    expect(batch).toEqual(expected);
+    await store().takeResume("r2", "batch", T0 + 3, "resume-2");
+    // What a restart finds: both batches taken, neither applied.
+    expect(await store().unappliedResumes()).toEqual([expected, expect.objectContaining({ resumeRunId: "resume-2", answers: { other: "o" } })]);
+    await store().markApplied("resume-1", T0 + 4);
+    await store().markApplied("resume-1", T0 + 9);
+    await store().markApplied("never-taken", T0 + 9);
+    expect((await store().unappliedResumes()).map((b) => b.resumeRunId)).toEqual(["resume-2"]);
+    expect((await store().getItem("y"))?.appliedAt).toBe(iso(T0 + 4));
+    expect(await store().takeResume("r1", "eager", T0 + 5, "resume-3")).toBeNull();
   });
 
   it("hands eager resumes over per answer, each answer once", async () => {
     for (const id of ["x", "y"]) await store().createItem(newItem(id), T0);
-    expect(await store().takeResume("r1", "eager", T0)).toBeNull();
+    expect(await store().takeResume("r1", "eager", T0, "e0")).toBeNull();
     await store().answer("x", alice, 1, T0 + 1);
-    expect((await store().takeResume("r1", "eager", T0 + 1))?.answers).toEqual({ x: 1 });
-    expect(await store().takeResume("r1", "eager", T0 + 1)).toBeNull();
+    expect(await store().takeResume("r1", "eager", T0 + 1, "e1")).toMatchObject({ answers: { x: 1 }, resumeRunId: "e1" });
+    expect(await store().takeResume("r1", "eager", T0 + 1, "e2")).toBeNull();
     await store().answer("y", bob, 2, T0 + 2);
-    expect((await store().takeResume("r1", "eager", T0 + 2))?.answers).toEqual({ y: 2 });
-    expect(await store().takeResume("nope", "eager", T0 + 2)).toBeNull();
+    expect(await store().takeResume("r1", "eager", T0 + 2, "e3")).toMatchObject({ answers: { y: 2 }, resumeRunId: "e3" });
+    expect(await store().takeResume("nope", "eager", T0 + 2, "e4")).toBeNull();
+    expect((await store().unappliedResumes()).map((b) => b.resumeRunId)).toEqual(["e1", "e3"]);
   });
 
   it("keeps the whole audit trail in order", async () => {

@@ -49,7 +49,7 @@ describe("SqliteReviewStore file", () => {
       });
       expect((await one.auditOf("i1")).map((e) => e.kind)).toEqual(["requested", "answered", "rejected"]);
       await one.createItem(newItem("i2"), T0);
-      const [a, b] = await Promise.all([one.takeResume("r1", "eager", T0 + 4), two.takeResume("r1", "eager", T0 + 4)]);
+      const [a, b] = await Promise.all([one.takeResume("r1", "eager", T0 + 4, "one"), two.takeResume("r1", "eager", T0 + 4, "two")]);
       expect([a, b].filter((x) => x !== null)).toHaveLength(1);
     } finally {
       await one.close();
@@ -91,6 +91,7 @@ describe("SqliteReviewStore file", () => {
       "hub_review_items_claims",
       "hub_review_items_due",
       "hub_review_items_queue",
+      "hub_review_items_resume",
       "hub_review_items_run",
       "hub_review_items_thread",
     ]);
