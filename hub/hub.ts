@@ -14,7 +14,7 @@ import { originPolicy } from "./auth/index.ts";
 import type { Assistant } from "./runs/assistants.ts";
 import { demoAssistants } from "./demo/index.ts";
 import { createApp } from "./http/app.ts";
-import { HubMetrics } from "./metrics.ts";
+import { HubMetrics, type HubStats } from "./metrics.ts";
 import { PresenceRelay } from "./presence/index.ts";
 import { ReviewCoordinator } from "./review/index.ts";
 import { AssistantRegistry } from "./runs/assistants.ts";
@@ -29,10 +29,28 @@ import { attachWebSockets, type WebSocketGlue } from "./ws/server.ts";
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL("../client/web/dist", import.meta.url));
 
 export interface Hub {
-  readonly services: HubServices;
+  /** The assistants it serves, in the order the config lists them. */
+  assistants(): readonly Assistant[];
+  /** "jwt": every client needs a token; "open": dev mode, everyone is the dev principal. */
+  readonly auth: "jwt" | "open";
+  /** Live counters and gauges: the numbers /metrics reports, without a scrape. */
+  stats(): HubStats;
   /** Listens on config.port (default 8787; 0 = any). Resolves with the bound address. */
   start(): Promise<{ port: number; url: string }>;
   close(): Promise<void>;
+}
+
+/**
+ * The hub's wiring, for the hub's own white-box tests (a run record, an event
+ * log's subscribers, a review timer). Not part of the public surface:
+ * hub/index.ts does not export it and the package exports no path to it.
+ */
+const internals = new WeakMap<Hub, HubServices>();
+
+export function internalsOf(hub: Hub): HubServices {
+  const services = internals.get(hub);
+  if (services === undefined) throw new Error("not a hub made by createHub");
+  return services;
 }
 
 /** An assistant whose graph keeps its own checkpointer (or none) could never be resumed by the hub. */
@@ -126,8 +144,10 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
   let sockets: WebSocketGlue | undefined;
   let closed = false;
 
-  return {
-    services,
+  const hub: Hub = {
+    assistants: () => assistants.list(),
+    auth: auth.mode,
+    stats: () => ({ ...metrics.snapshot(), threadsLoaded: logs.size, reviewQueueSubscribers: reviews.queues.size, presence: presence.counts() }),
     async start() {
       if (server) throw new Error("hub already started");
       // No createServer option: node-server builds a plain node:http Server.
@@ -173,6 +193,8 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
       storage.close();
     },
   };
+  internals.set(hub, services);
+  return hub;
 }
 
 /** createHub + start, for scripts and tests. */

@@ -1,5 +1,7 @@
 /** The public surface of the Switchboard hub. */
 export { createHub, startHub, type Hub } from "./hub.ts";
+export type { HubCounters, HubStats } from "./metrics.ts";
+export type { PresenceCounts } from "./presence/index.ts";
 export { DataDirInUseError } from "./storage/index.ts";
 export { ConfigError, DEFAULT_LIMITS, HUB_ENV_VARS, configFromEnv, consoleLogger, silentLogger, validateConfig } from "./config.ts";
 export type { ConfigErrorCode, HubConfig, HubLimits, JwksConfig, Logger } from "./config.ts";

@@ -28,7 +28,7 @@ const hub = await Promise.resolve()
   .then(() => startHub(configFromEnv()))
   .catch(fail);
 // The ready line: the URL to open (the web app is served at `/`).
-console.log(`[switchboard] ready — open ${hub.url}/ in a browser${hub.services.auth.mode === "jwt" ? " (sign in with: switchboard token --sub you --roles reviewer --link)" : ""}`);
+console.log(`[switchboard] ready — open ${hub.url}/ in a browser${hub.auth === "jwt" ? " (sign in with: switchboard token --sub you --roles reviewer --link)" : ""}`);
 const shutdown = (signal: string): void => {
   console.log(`[switchboard] ${signal}: shutting down`);
   hub.close().then(

@@ -5,7 +5,34 @@
 import type { PresenceCounts } from "./presence/index.ts";
 import type { RunStatus } from "./runs/store.ts";
 
-export class HubMetrics {
+/** The hub's counters (gauges and totals since start), as /metrics reports them. */
+export interface HubCounters {
+  /** Open WebSocket connections. */
+  readonly connections: number;
+  /** Open SSE event streams. */
+  readonly sseStreams: number;
+  /** Active subscriptions over all transports. */
+  readonly subscriptions: number;
+  readonly eventsPublished: number;
+  readonly deliveries: number;
+  readonly framesRejected: number;
+  readonly slowConsumerBacklogs: number;
+  readonly slowConsumersTerminated: number;
+  readonly deltasCoalesced: number;
+  readonly rateLimited: number;
+}
+
+/** `Hub.stats()`: the numbers of /metrics (run counts aside) for code that embeds a hub. */
+export interface HubStats extends HubCounters {
+  /** Thread event logs held in memory. */
+  readonly threadsLoaded: number;
+  /** Review-queue subscriptions (sockets and SSE). */
+  readonly reviewQueueSubscribers: number;
+  /** Presence rooms, members, awareness states and their counters. */
+  readonly presence: PresenceCounts;
+}
+
+export class HubMetrics implements HubCounters {
   connections = 0;
   sseStreams = 0;
   subscriptions = 0;
@@ -16,6 +43,12 @@ export class HubMetrics {
   slowConsumersTerminated = 0;
   deltasCoalesced = 0;
   rateLimited = 0;
+
+  /** A copy of the counters as they are now. */
+  snapshot(): HubCounters {
+    const { connections, sseStreams, subscriptions, eventsPublished, deliveries, framesRejected, slowConsumerBacklogs, slowConsumersTerminated, deltasCoalesced, rateLimited } = this;
+    return { connections, sseStreams, subscriptions, eventsPublished, deliveries, framesRejected, slowConsumerBacklogs, slowConsumersTerminated, deltasCoalesced, rateLimited };
+  }
 
   render(threads: number, runs: Record<RunStatus, number>): string {
     const lines: string[] = [];

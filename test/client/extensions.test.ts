@@ -88,11 +88,11 @@ describe.skipIf(!hubReady)("extensions against the real hub", () => {
     thread.on("messages", () => undefined);
     await thread.subscribe(["values"]);
     await thread.subscribe(["input"]);
-    expect(hub.services.metrics.subscriptions).toBe(2);
+    expect(hub.stats().subscriptions).toBe(2);
     await thread.close();
     expect(thread.listenerCount).toBe(0);
     expect(thread.subscriptions).toHaveLength(0);
-    await vi.waitFor(() => expect(hub.services.metrics.subscriptions).toBe(0), WAIT);
+    await vi.waitFor(() => expect(hub.stats().subscriptions).toBe(0), WAIT);
     expect(client.pendingRequests).toBe(0);
   });
 

@@ -83,7 +83,7 @@ export async function startTestHub(config: HubConfig & { tokenDelayMs?: number }
   // Runs after the clients' cleanups (registered later, run first).
   cleanups.push(() =>
     vi.waitFor(() => {
-      const { connections, subscriptions } = hub.services.metrics;
+      const { connections, subscriptions } = hub.stats();
       if (connections !== 0 || subscriptions !== 0) throw new Error(`${connections} connections and ${subscriptions} subscriptions left`);
     }, WAIT),
   );

@@ -37,7 +37,7 @@ export async function testHub(config: HubConfig = {}): Promise<RunningHub> {
   onCleanup(async () => {
     await hub.close();
     // Nothing may outlive the hub: sockets, subscriptions, SSE streams.
-    const { connections, subscriptions, sseStreams } = hub.services.metrics;
+    const { connections, subscriptions, sseStreams } = hub.stats();
     expect({ connections, subscriptions, sseStreams }).toEqual({ connections: 0, subscriptions: 0, sseStreams: 0 });
   });
   return hub;

@@ -58,9 +58,9 @@ export const serveCommand: Command = {
       if (code === "EADDRINUSE") throw new CliError(`port ${hubConfig.port ?? 8787} is in use: pass --port (0 = any free port) or stop the other process`);
       throw new CliError(`the hub did not start: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const names = hub.services.assistants.list().map((a) => a.id);
+    const names = hub.assistants().map((a) => a.id);
     ctx.stdout.write(`switchboard hub ready at ${hub.url} (assistants: ${names.join(", ")}) — web app: ${hub.url}/\n`);
-    if (hub.services.auth.mode === "jwt") ctx.stdout.write("auth: JWT — clients need a token: switchboard token --sub you --roles observer,reviewer,operator\n");
+    if (hub.auth === "jwt") ctx.stdout.write("auth: JWT — clients need a token: switchboard token --sub you --roles observer,reviewer,operator\n");
     ctx.stdout.write(`next, in another terminal: switchboard run ${names[0] ?? "<assistant>"} --url ${hub.url}\n`);
     await aborted(ctx.signal);
     ctx.stderr.write("shutting down…\n");

@@ -24,6 +24,7 @@ import { END, START, StateGraph, lastValue, type Checkpointer } from "../../../e
 import { demoAssistants, silentLogger, startHub, type Assistant } from "../../../hub/index.ts";
 import { encodeEvent, type ProtocolEvent } from "../../../hub/protocol/index.ts";
 import { serveParent, wallNow } from "../lib/proc.ts";
+import { internalsOf } from "../../../hub/hub.ts";
 
 const mode = process.argv[2];
 if (mode !== "hub" && mode !== "bare") throw new RangeError("usage: server-child.ts <hub|bare>");
@@ -219,7 +220,7 @@ if (mode === "hub") {
         // The thread's previous run may still be finishing (its checkpoint) when the clients already have every event.
         const threadId = String(msg["threadId"]);
         for (let waited = 0; ; waited += 5) {
-          const status = hub.services.logs.get(threadId)?.run.status;
+          const status = internalsOf(hub).logs.get(threadId)?.run.status;
           if (status !== "started" && status !== "running") break;
           if (waited > 30_000) throw new Error(`thread ${threadId}: the previous run is still ${status} after 30 s`);
           await sleep(5);
@@ -230,14 +231,14 @@ if (mode === "hub") {
       },
       /** Seqs of the run's events on the given channels, as the server's log holds them. */
       seqs(msg) {
-        const log = hub.services.logs.get(String(msg["threadId"]));
+        const log = internalsOf(hub).logs.get(String(msg["threadId"]));
         if (!log) throw new Error(`no log for ${String(msg["threadId"])}`);
         const replay = log.replay({ channels: msg["channels"] as never });
         if (replay.kind !== "events") throw new Error("log replay gave a resync");
         return replay.entries.filter((e) => e.event.run_id === msg["runId"]).map((e) => e.seq);
       },
       runStatus(msg) {
-        return hub.services.logs.get(String(msg["threadId"]))?.run ?? null;
+        return internalsOf(hub).logs.get(String(msg["threadId"]))?.run ?? null;
       },
       memory: () => settledMemory(),
       census: () => census(),
@@ -246,7 +247,10 @@ if (mode === "hub") {
       cpu: () => process.cpuUsage(),
       gc: () => takeGcPauses(),
       hooks: () => asyncHookFields(),
-      stats: () => ({ connections: hub.services.metrics.connections, subscriptions: hub.services.metrics.subscriptions, metrics: { ...hub.services.metrics } }),
+      stats: () => {
+        const stats = hub.stats();
+        return { connections: stats.connections, subscriptions: stats.subscriptions, metrics: stats };
+      },
     },
     async () => ({ port: hub.port, pid: process.pid }),
   );

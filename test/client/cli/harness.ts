@@ -42,7 +42,7 @@ export async function startTestHub(config: HubConfig = {}): Promise<RunningHub> 
   // Runs after the commands are gone (cleanups run last-registered first): no connection is left behind.
   cleanups.push(() =>
     vi.waitFor(() => {
-      if (hub.services.metrics.connections !== 0) throw new Error(`${hub.services.metrics.connections} connections left`);
+      if (hub.stats().connections !== 0) throw new Error(`${hub.stats().connections} connections left`);
     }, { timeout: 10_000, interval: 20 }),
   );
   return hub;

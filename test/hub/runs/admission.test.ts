@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ALL_CHANNELS, HUB_STORAGES, TestSocket, isRootLifecycle, testHub, wsUrl } from "../../support/hub.ts";
+import { internalsOf } from "../../../hub/hub.ts";
 
 const post = (url: string, body: unknown) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
@@ -17,9 +18,9 @@ describe.each(HUB_STORAGES)("run admission ($name)", (storage) => {
     expect(body).toMatchObject({ type: "error", id: 1, error: "invalid_argument", details: { key: "topic", channels: ["answers", "joined"] } });
     expect(body.message).toContain('"topic"');
     expect(body.message).toContain("answers, joined");
-    expect(await hub.services.store.getThread("t-admit", "default")).toBeUndefined();
-    expect(await hub.services.store.listRuns("t-admit")).toEqual([]);
-    expect(hub.services.logs.get("t-admit")).toBeUndefined(); // no event log: nothing was published
+    expect(await internalsOf(hub).store.getThread("t-admit", "default")).toBeUndefined();
+    expect(await internalsOf(hub).store.listRuns("t-admit")).toEqual([]);
+    expect(internalsOf(hub).logs.get("t-admit")).toBeUndefined(); // no event log: nothing was published
   });
 
   it("on a thread a client watches, the refused start publishes nothing; a valid start then runs as the only run", async () => {
@@ -33,7 +34,7 @@ describe.each(HUB_STORAGES)("run admission ($name)", (storage) => {
     await socket.waitForEvent(isRootLifecycle("interrupted"));
     const runIds = new Set(socket.events.flatMap((e) => (e.method === "lifecycle" && e.run_id !== undefined ? [e.run_id] : [])));
     expect([...runIds]).toEqual([started.type === "success" ? started.result["run_id"] : undefined]);
-    expect(await hub.services.store.listRuns("t-watch")).toHaveLength(1);
+    expect(await internalsOf(hub).store.listRuns("t-watch")).toHaveLength(1);
     socket.expectValidFrames();
   });
 

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { DB_FILE_NAME } from "../../../hub/config.ts";
 import { SqliteHubStore } from "../../../hub/storage/sqlite/index.ts";
 import { ALL_CHANNELS, TestSocket, interruptIdsOf, isRootLifecycle, tempDataDir, testHub, wsUrl } from "../../support/hub.ts";
+import { internalsOf } from "../../../hub/hub.ts";
 
 describe("restart", () => {
   it("keeps threads, checkpoints and pending interrupts; the question can be answered after", async () => {
@@ -60,8 +61,8 @@ describe("restart", () => {
     await store.close();
 
     const second = await testHub({ dataDir });
-    expect(await second.services.store.getRun("run-of-the-dead")).toMatchObject({ status: "abandoned", error: expect.any(String) });
-    expect(await second.services.store.getThread("t-crash", "default")).toMatchObject({ status: "interrupted" });
+    expect(await internalsOf(second).store.getRun("run-of-the-dead")).toMatchObject({ status: "abandoned", error: expect.any(String) });
+    expect(await internalsOf(second).store.getThread("t-crash", "default")).toMatchObject({ status: "interrupted" });
 
     const resumed = await TestSocket.open(wsUrl(second, "/threads/t-crash/stream/events"));
     await resumed.subscribe({ channels: ["lifecycle", "input"] });
@@ -85,7 +86,7 @@ describe("restart", () => {
 
     const second = await testHub({ dataDir, demoTokenDelayMs: 0 });
     const runId = started.type === "success" ? String(started.result["run_id"]) : "";
-    expect(await second.services.store.getRun(runId)).toMatchObject({ status: "abandoned" });
+    expect(await internalsOf(second).store.getRun(runId)).toMatchObject({ status: "abandoned" });
     const resumed = await TestSocket.open(wsUrl(second, "/threads/t-midflight/stream/events"));
     await resumed.subscribe({ channels: ["lifecycle", "input", "values"] });
     expect(await resumed.request("run.start", { assistant_id: "review", input: null })).toMatchObject({ type: "success" });

@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import { START, StateGraph, lastValue, type Checkpointer } from "../../../engine/index.ts";
 import { REVIEW_DRAFT } from "../../../hub/index.ts";
 import { ALL_CHANNELS, TestSocket, WAIT, interruptIdsOf, isRootLifecycle, testHub, textOf, wsUrl } from "../../support/hub.ts";
+import { internalsOf } from "../../../hub/hub.ts";
 
 async function openThread(hub: { url: string }, threadId: string): Promise<TestSocket> {
   const socket = await TestSocket.open(wsUrl(hub, `/threads/${threadId}/stream/events`));
@@ -111,22 +112,22 @@ describe("runs", () => {
     expect(cancelled).toMatchObject({ type: "success", result: { status: "cancelled" } });
     const failedLifecycle = await socket.waitForEvent(isRootLifecycle("failed"));
     expect(failedLifecycle.params.data).toMatchObject({ cancelled: true });
-    expect(first.type === "success" && (await hub.services.store.getRun(String(first.result["run_id"])))?.status).toBe("cancelled");
+    expect(first.type === "success" && (await internalsOf(hub).store.getRun(String(first.result["run_id"])))?.status).toBe("cancelled");
 
     const second = await socket.request("run.start", { assistant_id: "review", input: { topic: "c" } });
     const queued = await socket.request("run.start", { assistant_id: "review", input: { topic: "d" }, multitask_strategy: "enqueue" });
     expect(queued.type).toBe("success");
     const queuedId = queued.type === "success" ? String(queued.result["run_id"]) : "";
-    expect((await hub.services.store.getRun(queuedId))?.status).toBe("pending");
+    expect((await internalsOf(hub).store.getRun(queuedId))?.status).toBe("pending");
     const cancelQueued = await socket.request("run.cancel", { run_id: queuedId });
     expect(cancelQueued).toMatchObject({ type: "success", result: { status: "cancelled" } });
 
     const third = await socket.request("run.start", { assistant_id: "review", input: { topic: "e" }, multitaskStrategy: "interrupt" });
     expect(third.type).toBe("success");
     const secondId = second.type === "success" ? String(second.result["run_id"]) : "";
-    expect((await hub.services.store.getRun(secondId))?.status).toBe("cancelled");
+    expect((await internalsOf(hub).store.getRun(secondId))?.status).toBe("cancelled");
     await vi.waitFor(() => expect(socket.events.filter(isRootLifecycle("interrupted"))).toHaveLength(1), WAIT);
-    const thread = await hub.services.store.getThread("t-busy", "default");
+    const thread = await internalsOf(hub).store.getThread("t-busy", "default");
     expect(thread?.status).toBe("interrupted");
     expect(await socket.request("run.cancel", {})).toMatchObject({ type: "error", error: "no_such_run" });
     socket.expectValidFrames();
@@ -142,7 +143,7 @@ describe("runs", () => {
     const queued = await socket.request("run.start", { assistant_id: "parallel-review", input: {}, multitask_strategy: "enqueue" });
     expect(queued.type).toBe("success");
     const queuedId = queued.type === "success" ? String(queued.result["run_id"]) : "";
-    await vi.waitFor(async () => expect((await hub.services.store.getRun(queuedId))?.status).toBe("interrupted"), WAIT);
+    await vi.waitFor(async () => expect((await internalsOf(hub).store.getRun(queuedId))?.status).toBe("interrupted"), WAIT);
   });
 
   it("parallel reviewers answering at once: every answer applies once (queued while a resume runs)", async () => {
@@ -203,8 +204,8 @@ describe("runs", () => {
     expect(failed.params.data).toMatchObject({ error: expect.any(String) });
     expect(failed.params.data).not.toHaveProperty("cancelled");
     const runId = started.type === "success" ? String(started.result["run_id"]) : "";
-    await expect.poll(async () => (await hub.services.store.getRun(runId))?.status, WAIT).toBe("failed");
-    expect((await hub.services.store.getThread("t-fail", "default"))?.status).toBe("error");
+    await expect.poll(async () => (await internalsOf(hub).store.getRun(runId))?.status, WAIT).toBe("failed");
+    expect((await internalsOf(hub).store.getThread("t-fail", "default"))?.status).toBe("error");
     const tree = await socket.request("agent.getTree", {});
     expect(tree).toMatchObject({ type: "success", result: { tree: { namespace: [], status: "failed", graph_name: "fail" } } });
   });

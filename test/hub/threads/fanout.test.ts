@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from "vitest";
 import { END, START, StateGraph, lastValue, type Checkpointer } from "../../../engine/index.ts";
 import { demoAssistants, type Assistant } from "../../../hub/index.ts";
 import { ALL_CHANNELS, TestSocket, WAIT, isRootLifecycle, testHub, wsUrl } from "../../support/hub.ts";
+import { internalsOf } from "../../../hub/hub.ts";
 
 const BLOB = "x".repeat(8 * 1024);
 const FOREVER = Number.MAX_SAFE_INTEGER;
@@ -50,12 +51,12 @@ describe("fan-out", () => {
       expect(client.events.map((e) => `${e.seq} ${e.method}`)).toEqual(reference);
       client.expectValidFrames();
     }
-    expect(hub.services.metrics.connections).toBe(50);
-    expect(hub.services.metrics.subscriptions).toBe(50);
+    expect(hub.stats().connections).toBe(50);
+    expect(hub.stats().subscriptions).toBe(50);
     await Promise.all(clients.map((c) => c.close()));
-    await vi.waitFor(() => expect(hub.services.metrics.connections).toBe(0), WAIT);
-    expect(hub.services.metrics.subscriptions).toBe(0);
-    expect(hub.services.logs.get("t-fifty")?.subscriberCount).toBe(0);
+    await vi.waitFor(() => expect(hub.stats().connections).toBe(0), WAIT);
+    expect(hub.stats().subscriptions).toBe(0);
+    expect(internalsOf(hub).logs.get("t-fifty")?.subscriberCount).toBe(0);
   });
 
   it("a client that drops mid-run and re-subscribes with since misses nothing and sees nothing twice", async () => {
@@ -119,14 +120,14 @@ describe("fan-out", () => {
 
     // The firehose runs until the slow reader is cut off (however big the kernel's buffers), then is cancelled.
     await fast[0]!.request("run.start", { assistant_id: "firehose", input: { count: FOREVER } });
-    await vi.waitFor(() => expect(hub.services.metrics.slowConsumersTerminated).toBe(1), SLOW);
+    await vi.waitFor(() => expect(hub.stats().slowConsumersTerminated).toBe(1), SLOW);
     await fast[0]!.request("run.cancel", {});
     await Promise.all(fast.map((c) => vi.waitFor(() => expect(c.events.some(isRootLifecycle("failed"))).toBe(true), SLOW)));
     const [a, b] = fast.map(blobIndexes);
     expect(a!.length).toBeGreaterThan(100);
     expect(a).toEqual(Array.from({ length: a!.length }, (_, i) => i));
     expect(b).toEqual(a);
-    expect(hub.services.metrics.connections).toBe(2);
+    expect(hub.stats().connections).toBe(2);
     const metrics = await (await fetch(`${hub.url}/metrics`)).text();
     expect(metrics).toContain("switchboard_slow_consumers_terminated_total 1");
     slow.ws.resume();
@@ -150,10 +151,10 @@ describe("fan-out", () => {
       req.on("error", () => resolve());
       req.end(JSON.stringify({ channels: ["custom"] }));
     });
-    await expect.poll(() => hub.services.metrics.sseStreams, WAIT).toBe(1);
+    await expect.poll(() => hub.stats().sseStreams, WAIT).toBe(1);
     await fast.request("run.start", { assistant_id: "firehose", input: { count: FOREVER } });
-    await vi.waitFor(() => expect(hub.services.metrics.slowConsumersTerminated).toBe(1), SLOW);
-    expect(hub.services.metrics.sseStreams).toBe(0);
+    await vi.waitFor(() => expect(hub.stats().slowConsumersTerminated).toBe(1), SLOW);
+    expect(hub.stats().sseStreams).toBe(0);
     await fast.request("run.cancel", {});
     resume();
     await closed;

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { ALL_CHANNELS, TestSocket, WAIT, isRootLifecycle, testHub, wsUrl } from "../../support/hub.ts";
+import { internalsOf } from "../../../hub/hub.ts";
 
 describe("connections", () => {
   it("a run continues when the client that started it disconnects (on_disconnect: continue)", async () => {
@@ -32,7 +33,7 @@ describe("connections", () => {
     const failed = await watcher.waitForEvent(isRootLifecycle("failed"));
     expect(failed.params.data).toMatchObject({ cancelled: true });
     const runId = started.type === "success" ? String(started.result["run_id"]) : "";
-    await expect.poll(async () => (await hub.services.store.getRun(runId))?.status, WAIT).toBe("cancelled");
+    await expect.poll(async () => (await internalsOf(hub).store.getRun(runId))?.status, WAIT).toBe("cancelled");
   });
 
   it("drops a peer that stops answering pings; others stay", async () => {
@@ -43,7 +44,7 @@ describe("connections", () => {
     const closed = new Promise<number>((resolve) => silent.once("close", (code) => resolve(code)));
     await new Promise((resolve) => silent.once("open", resolve));
     expect(await closed).toBe(1006); // terminated, no close frame
-    await expect.poll(() => hub.services.metrics.connections, WAIT).toBe(1);
+    await expect.poll(() => hub.stats().connections, WAIT).toBe(1);
     expect(healthy.ws.readyState).toBe(WebSocket.OPEN);
     expect((await healthy.request("state.get", { namespace: [] })).type).toBe("success");
   });
@@ -69,9 +70,9 @@ describe("connections", () => {
     await hub.close();
     await expect.poll(() => socket.closeCode, WAIT).toBe(1001);
     for (;;) if ((await reader.read()).done) break;
-    const { metrics } = hub.services;
+    const metrics = hub.stats();
     expect({ connections: metrics.connections, subscriptions: metrics.subscriptions, sse: metrics.sseStreams }).toEqual({ connections: 0, subscriptions: 0, sse: 0 });
-    expect(hub.services.logs.get("t-close")?.subscriberCount).toBe(0);
+    expect(internalsOf(hub).logs.get("t-close")?.subscriberCount).toBe(0);
   });
 });
 
@@ -84,7 +85,7 @@ describe("several subscriptions on one connection", () => {
     const lifecycleA = await mux.subscribe({ channels: ["lifecycle"] }, onA);
     const messagesA = await mux.subscribe({ channels: ["messages"] }, onA);
     const lifecycleB = await mux.subscribe({ channels: ["lifecycle"] }, onB);
-    expect(hub.services.metrics.subscriptions).toBe(3);
+    expect(hub.stats().subscriptions).toBe(3);
 
     // Drop the first subscription of thread A: the second one keeps delivering.
     expect(await mux.request("subscription.unsubscribe", { subscription_id: lifecycleA }, onA)).toMatchObject({ type: "success" });
@@ -104,11 +105,11 @@ describe("several subscriptions on one connection", () => {
     expect(await mux.request("subscription.unsubscribe", { subscription_id: lifecycleA }, onA)).toMatchObject({ type: "error" });
     expect(await mux.request("subscription.unsubscribe", { subscription_id: messagesA }, onB)).toMatchObject({ type: "error" });
     expect(await mux.request("subscription.unsubscribe", { subscription_id: lifecycleB }, onB)).toMatchObject({ type: "success" });
-    expect(hub.services.logs.get("m-b")?.subscriberCount).toBe(0);
-    expect(hub.services.logs.get("m-a")?.subscriberCount).toBe(2); // mux (messages) and the witness
+    expect(internalsOf(hub).logs.get("m-b")?.subscriberCount).toBe(0);
+    expect(internalsOf(hub).logs.get("m-a")?.subscriberCount).toBe(2); // mux (messages) and the witness
     expect(await mux.request("subscription.unsubscribe", { subscription_id: messagesA }, onA)).toMatchObject({ type: "success" });
-    expect(hub.services.logs.get("m-a")?.subscriberCount).toBe(1);
-    expect(hub.services.metrics.subscriptions).toBe(1);
+    expect(internalsOf(hub).logs.get("m-a")?.subscriberCount).toBe(1);
+    expect(hub.stats().subscriptions).toBe(1);
     mux.expectValidFrames();
   });
 });

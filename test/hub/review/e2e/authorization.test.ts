@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { OPERATOR, REVIEWER, authHeaders, isRootLifecycle, itemStatus, ok, openAs, reviewHub, startAndWait } from "./helpers.ts";
+import { internalsOf } from "../../../../hub/hub.ts";
 
 const routedToCarol = { review: { users: ["carol"], queue: "legal" } };
 
@@ -37,7 +38,7 @@ describe("review authorization", () => {
     expect(selfHub).toMatchObject({ type: "error", error: "permission_denied" });
 
     expect(await itemStatus(hub, id!)).toBe("open");
-    expect(await hub.services.store.listRuns(threadId)).toHaveLength(1);
+    expect(await internalsOf(hub).store.listRuns(threadId)).toHaveLength(1);
 
     const carol = await openAs(hub, "carol", REVIEWER);
     expect(ok(await carol.request("input.respond", respond, { thread_id: threadId }))).toMatchObject({ resumed: true });
@@ -70,7 +71,7 @@ describe("review authorization", () => {
     const otto = await openAs(hub, "otto", OPERATOR);
     expect(await otto.request("run.start", { assistant_id: "gate", input: "approve" }, { thread_id: "auth-roles" })).toMatchObject({ type: "error", error: "permission_denied" });
     expect(await itemStatus(hub, ids[0]!)).toBe("open");
-    expect(await hub.services.store.listRuns("auth-roles")).toHaveLength(1);
+    expect(await internalsOf(hub).store.listRuns("auth-roles")).toHaveLength(1);
     // With both roles it is an answer like any other.
     const both = await openAs(hub, "bea", [...OPERATOR, "reviewer"]);
     expect(ok(await both.request("run.start", { assistant_id: "gate", input: "approve" }, { thread_id: "auth-roles" }))).toMatchObject({ interrupt_ids: ids, resumed: true });

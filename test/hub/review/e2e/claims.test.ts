@@ -6,6 +6,7 @@
 import { describe, expect, it, vi } from "vitest";
 import type { ProtocolEvent } from "../../../../hub/protocol/index.ts";
 import { REVIEWER, WAIT, authHeaders, isRootLifecycle, itemStatus, ok, openAs, reviewHub, startAndWait } from "./helpers.ts";
+import { internalsOf } from "../../../../hub/hub.ts";
 
 const byMethod = (method: string) => (e: ProtocolEvent): boolean => e.method === method;
 
@@ -81,7 +82,7 @@ describe("claims and expiry", () => {
     await operator.waitForEvent(isRootLifecycle("completed"));
     const values = ok(await operator.request("state.get", { namespace: [] }, { thread_id: threadId }))["values"];
     expect(values).toMatchObject({ answer: "auto-approved", done_calls: 1 });
-    expect(await hub.services.store.listRuns(threadId)).toHaveLength(2);
+    expect(await internalsOf(hub).store.listRuns(threadId)).toHaveLength(2);
     const { status, audit } = await auditOf(hub.url, ids[0]!);
     expect(status).toBe("expired");
     expect(audit.map((a) => a.kind)).toEqual(["requested", "expired"]);
@@ -103,8 +104,8 @@ describe("claims and expiry", () => {
       type: "error",
       error: "invalid_argument",
     });
-    expect(await hub.services.store.listRuns(threadId)).toHaveLength(1);
-    expect(hub.services.reviews.timerArmed).toBe(false);
+    expect(await internalsOf(hub).store.listRuns(threadId)).toHaveLength(1);
+    expect(internalsOf(hub).reviews.timerArmed).toBe(false);
   });
 
   it("items of a run that ends without them are cancelled and announced with input.cancelled; answers get interrupt_cancelled", async () => {

@@ -7,6 +7,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { HUB_STORAGES } from "../../../support/hub.ts";
 import { REVIEWER, WAIT, answeredEvents, isRootLifecycle, ok, openAs, reviewHub, startAndWait, type Calls } from "./helpers.ts";
+import { internalsOf } from "../../../../hub/hub.ts";
 
 describe("parallel review fan-out", () => {
   it("batch: three reviewers answer in any order; the run resumes once with all three answers", async () => {
@@ -18,13 +19,13 @@ describe("parallel review fan-out", () => {
     for (const [i, id] of [...ids.entries()].reverse()) {
       const result = ok(await reviewers[i]!.request("input.respond", { namespace: [], interrupt_id: id, response: `yes-${i}` }, { thread_id: threadId }));
       expect(result["resumed"]).toBe(i === 0);
-      if (i > 0) expect(await hub.services.store.listRuns(threadId)).toHaveLength(1);
+      if (i > 0) expect(await internalsOf(hub).store.listRuns(threadId)).toHaveLength(1);
     }
     await operator.waitForEvent(isRootLifecycle("completed"));
     const values = ok(await operator.request("state.get", { namespace: [] }, { thread_id: threadId }))["values"] as { answers: Array<{ answer: string }>; joined: boolean };
     expect(values.joined).toBe(true);
     expect(values.answers.map((a) => a.answer).sort()).toEqual(["yes-0", "yes-1", "yes-2"]);
-    expect(await hub.services.store.listRuns(threadId)).toHaveLength(2);
+    expect(await internalsOf(hub).store.listRuns(threadId)).toHaveLength(2);
     // One input.answered per answer, each naming its reviewer.
     await vi.waitFor(() => expect(answeredEvents(operator.events)).toHaveLength(3), WAIT);
     expect(answeredEvents(operator.events).map((e) => e.method === "input.answered" && e.params.data.answered_by?.sub).sort()).toEqual(["ann", "bob", "cat"]);
@@ -39,7 +40,7 @@ describe("parallel review fan-out", () => {
     expect(replies.map((r) => r.type)).toEqual(["success", "success", "success"]);
     expect(replies.filter((r) => r.type === "success" && r.result["resumed"] === true)).toHaveLength(1);
     await operator.waitForEvent(isRootLifecycle("completed"));
-    expect(await hub.services.store.listRuns(threadId)).toHaveLength(2);
+    expect(await internalsOf(hub).store.listRuns(threadId)).toHaveLength(2);
   });
 
   it("eager (run.start review_policy): progress after each answer; each branch runs only as often as the engine requires", async () => {
@@ -61,7 +62,7 @@ describe("parallel review fan-out", () => {
     expect(values).toMatchObject({ joined: true });
     expect([...values.answers].sort()).toEqual(["a=ok", "b=ok", "c=ok"]);
     expect(calls).toEqual({ a: 2, b: 2, c: 2, join: 1 });
-    expect(await hub.services.store.listRuns(threadId)).toHaveLength(4);
+    expect(await internalsOf(hub).store.listRuns(threadId)).toHaveLength(4);
   });
 
   it("eager, three concurrent answers: resumes queue behind each other, each branch still runs twice, join once", async () => {
@@ -74,7 +75,7 @@ describe("parallel review fan-out", () => {
     expect(replies.map((r) => r.type)).toEqual(["success", "success", "success"]);
     await operator.waitForEvent(isRootLifecycle("completed"));
     expect(calls).toEqual({ a: 2, b: 2, c: 2, join: 1 });
-    expect(await hub.services.store.listRuns(threadId)).toHaveLength(4);
+    expect(await internalsOf(hub).store.listRuns(threadId)).toHaveLength(4);
   });
 
   it("eager from thread metadata (POST /threads { metadata: { review_policy } })", async () => {
@@ -107,7 +108,7 @@ describe.each(HUB_STORAGES)("eager resumes on the wire ($name)", (storage) => {
     // The watcher joined after the first run (whose events it may get as a replay): the last two runs are the resumes.
     const runIds = [...new Set(watcher.events.flatMap((e) => (e.method === "lifecycle" && e.run_id !== undefined ? [e.run_id] : [])))].slice(-2);
     expect(runIds).toHaveLength(2);
-    expect(await hub.services.store.listRuns(threadId)).toHaveLength(3);
+    expect(await internalsOf(hub).store.listRuns(threadId)).toHaveLength(3);
     const of = (runId: string | undefined, method: string) => watcher.events.filter((e) => e.run_id === runId && e.method === method);
     const asked = (runId: string | undefined) => of(runId, "input.requested").map((e) => (e.method === "input.requested" ? e.params.data.interrupt_id : "")).sort();
     const updated = (runId: string | undefined) => of(runId, "updates").map((e) => (e.method === "updates" ? e.params.data.node : ""));

@@ -62,7 +62,7 @@ describe("presence", () => {
     await ann.close();
     await vi.waitFor(() => expect(statesOf(bob.events).get(spoof.clientID)).toBeNull(), WAIT);
     await vi.waitFor(() => expect(statesOf(late.events).get(spoof.clientID)).toBeNull(), WAIT);
-    expect(hub.services.presence.counts().states).toBe(0);
+    expect(hub.stats().presence.states).toBe(0);
     spoof.awareness.destroy();
     for (const s of [bob, late]) s.expectValidFrames();
   });

@@ -108,12 +108,12 @@ describe("review queues", () => {
       }
     })();
     await vi.waitFor(() => expect(text).toContain(first), WAIT);
-    expect(hub.services.metrics.sseStreams).toBe(1);
+    expect(hub.stats().sseStreams).toBe(1);
     const { ids: [second] } = await startAndWait(hub, "q-sse-2", "gate", { review: { queue: "ops" } });
     await vi.waitFor(() => expect(text).toContain(`"interrupt_id":"${second}"`), WAIT);
     expect(text).toContain("event: input.requested");
     controller.abort();
     await reading;
-    await vi.waitFor(() => expect(hub.services.metrics.sseStreams).toBe(0), WAIT);
+    await vi.waitFor(() => expect(hub.stats().sseStreams).toBe(0), WAIT);
   });
 });

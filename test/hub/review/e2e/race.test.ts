@@ -4,6 +4,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { REVIEWER, WAIT, answeredEvents, isRootLifecycle, ok, openAs, reviewHub, startAndWait, tempDataDir } from "./helpers.ts";
+import { internalsOf } from "../../../../hub/hub.ts";
 
 describe.each(["memory", "sqlite"] as const)("review race (%s store)", (storage) => {
   it("50 concurrent reviewers: one success, 49 already_answered naming the winner, one resume, finalize once", async () => {
@@ -32,7 +33,7 @@ describe.each(["memory", "sqlite"] as const)("review race (%s store)", (storage)
     const state = ok(await operator.request("state.get", { namespace: [] }, { thread_id: threadId }));
     expect(state["values"]).toMatchObject({ decision: `answer-${winnerIndex}`, finalize_calls: 1 });
     // The first run and exactly one resume.
-    expect(await hub.services.store.listRuns(threadId)).toHaveLength(2);
+    expect(await internalsOf(hub).store.listRuns(threadId)).toHaveLength(2);
     // Every socket (the operator's too) hears exactly one input.answered, naming the winner.
     for (const socket of [operator, ...reviewers]) {
       await vi.waitFor(() => expect(answeredEvents(socket.events)).toHaveLength(1), WAIT);

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { REVIEWER, isRootLifecycle, ok, openAs, reviewHub, startAndWait, tempDataDir } from "./helpers.ts";
+import { internalsOf } from "../../../../hub/hub.ts";
 
 describe("review items across a restart", () => {
   it("an item stored before the restart is answered after it; the item's deadline timer is re-armed at start", async () => {
@@ -21,7 +22,7 @@ describe("review items across a restart", () => {
     await rita.waitForEvent(isRootLifecycle("completed"));
     const timedState = ok(await rita.request("state.get", { namespace: [] }, { thread_id: "r-timed" }));
     expect(timedState["values"]).toMatchObject({ answer: "auto", done_calls: 1 });
-    expect((await second.services.reviews.service.review({ sub: "o", name: "o", tenant: "acme", roles: ["observer"] }, timed!))).toMatchObject({ ok: true, item: { status: "expired" } });
+    expect((await internalsOf(second).reviews.service.review({ sub: "o", name: "o", tenant: "acme", roles: ["observer"] }, timed!))).toMatchObject({ ok: true, item: { status: "expired" } });
 
     expect(ok(await rita.request("queue.subscribe", { queue: "ops" }))).toMatchObject({ items: 1 });
     await rita.subscribe({ channels: ["lifecycle"] }, { thread_id: "r-kept" });

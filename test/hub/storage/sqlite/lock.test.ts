@@ -10,6 +10,7 @@ import { DataDirInUseError, createHub, silentLogger } from "../../../../hub/inde
 import { DB_FILE_NAME } from "../../../../hub/config.ts";
 import { LOCK_FILE_NAME, lockDataDir } from "../../../../hub/storage/sqlite/index.ts";
 import { tempDataDir } from "../../../support/hub.ts";
+import { internalsOf } from "../../../../hub/hub.ts";
 
 describe("data dir lock", () => {
   it("is taken before the database is opened: a refused hub creates no database file", () => {
@@ -34,13 +35,13 @@ describe("data dir lock", () => {
       await expect(createHub({ dataDir, logger: silentLogger })).rejects.toMatchObject({ name: "DataDirInUseError", code: "data_dir_in_use", pid: process.pid });
       // A path spelled differently is the same dir.
       await expect(createHub({ dataDir: join(dataDir, "."), logger: silentLogger })).rejects.toThrow(DataDirInUseError);
-      await first.services.store.createThread({ threadId: "t1", tenant: "default", assistantId: null, status: "idle", metadata: {} });
+      await internalsOf(first).store.createThread({ threadId: "t1", tenant: "default", assistantId: null, status: "idle", metadata: {} });
     } finally {
       await first.close();
     }
     const second = await createHub({ dataDir, logger: silentLogger });
     try {
-      expect(await second.services.store.getThread("t1", "default")).toMatchObject({ threadId: "t1" });
+      expect(await internalsOf(second).store.getThread("t1", "default")).toMatchObject({ threadId: "t1" });
     } finally {
       await second.close();
     }
