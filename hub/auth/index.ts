@@ -14,5 +14,5 @@ export {
   hasRole,
 } from "./principal.ts";
 export type { Principal, Role, ThreadAction, ThreadRole } from "./principal.ts";
-export { ACCESS_TOKEN_PARAM, SUBPROTOCOL_PREFIX, headerValue, tokenFromRequest } from "./token-source.ts";
+export { ACCESS_TOKEN_PARAM, API_KEY_HEADER, SUBPROTOCOL_PREFIX, headerValue, tokenFromRequest } from "./token-source.ts";
 export type { HeaderBag, TokenFound, TokenSourceKind } from "./token-source.ts";

@@ -1,9 +1,11 @@
 /**
  * Where a request carries its bearer token, in order of precedence:
  *   1. `Authorization: Bearer <token>` (HTTP, Node clients);
- *   2. `?access_token=<token>` (browsers' EventSource and WebSocket; note that
+ *   2. `x-api-key: <token>` (what `@langchain/langgraph-sdk` sends for its
+ *      `apiKey` option, in both its JS and Python clients: the same bearer token);
+ *   3. `?access_token=<token>` (browsers' EventSource and WebSocket; note that
  *      URLs end up in access logs, so prefer short-lived tokens here);
- *   3. a WebSocket subprotocol `bearer.<token>` in `Sec-WebSocket-Protocol`
+ *   4. a WebSocket subprotocol `bearer.<token>` in `Sec-WebSocket-Protocol`
  *      (browsers: `new WebSocket(url, ["switchboard", "bearer." + token])`).
  *
  * Subprotocol caveat: a browser fails the handshake unless the server echoes
@@ -15,7 +17,7 @@
 import { unauthenticated } from "./errors.ts";
 import type { AuthFailure } from "./errors.ts";
 
-export type TokenSourceKind = "authorization" | "query" | "subprotocol";
+export type TokenSourceKind = "authorization" | "api-key" | "query" | "subprotocol";
 
 export interface TokenFound {
   ok: true;
@@ -30,6 +32,7 @@ export type HeaderBag = Headers | Readonly<Record<string, string | readonly stri
 
 export const SUBPROTOCOL_PREFIX = "bearer.";
 export const ACCESS_TOKEN_PARAM = "access_token";
+export const API_KEY_HEADER = "x-api-key";
 
 // RFC 6750 b64token; a JWT (base64url segments joined by dots) always fits.
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -42,6 +45,9 @@ const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 export function tokenFromRequest(headers: HeaderBag, url: URL): TokenFound | AuthFailure | undefined {
   const authorization = headerValue(headers, "authorization");
   if (authorization !== undefined) return fromAuthorization(authorization);
+
+  const apiKey = headerValue(headers, API_KEY_HEADER);
+  if (apiKey !== undefined) return checked(apiKey.trim(), "api-key", `the ${API_KEY_HEADER} header`);
 
   const query = url.searchParams.get(ACCESS_TOKEN_PARAM);
   if (query !== null) return checked(query.trim(), "query", `the ${ACCESS_TOKEN_PARAM} query parameter`);

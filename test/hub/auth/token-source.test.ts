@@ -1,4 +1,4 @@
-/** tokenFromRequest: header, then ?access_token=, then bearer.<token> subprotocol. */
+/** tokenFromRequest: Authorization, then x-api-key, then ?access_token=, then bearer.<token> subprotocol. */
 import type { IncomingHttpHeaders } from "node:http";
 import { describe, expect, it } from "vitest";
 import { tokenFromRequest } from "../../../hub/auth/index.ts";
@@ -30,6 +30,13 @@ describe("tokenFromRequest", () => {
   it("prefers the header over the query and the subprotocol", () => {
     const headers = { authorization: `Bearer ${JWT}`, "sec-websocket-protocol": "bearer.fromprotocol" };
     expect(tokenFromRequest(headers, url("?access_token=fromquery"))).toMatchObject({ token: JWT, source: "authorization" });
+  });
+
+  it("reads the LangGraph SDK's x-api-key header as the bearer token, after Authorization", () => {
+    expect(tokenFromRequest({ "X-Api-Key": ` ${JWT} ` }, url(`?access_token=fromquery`))).toEqual({ ok: true, token: JWT, source: "api-key" });
+    expect(tokenFromRequest(new Headers({ "x-api-key": JWT, authorization: "Bearer fromheader" }), url())).toMatchObject({ token: "fromheader", source: "authorization" });
+    expect(tokenFromRequest({ "x-api-key": "" }, url(`?access_token=${JWT}`))).toMatchObject({ ok: false, status: 401, message: expect.stringMatching(/empty bearer token in the x-api-key header/) });
+    expect(tokenFromRequest({ "x-api-key": "a b" }, url())).toMatchObject({ ok: false, message: expect.stringMatching(/malformed bearer token in the x-api-key/) });
   });
 
   it("prefers the query over the subprotocol", () => {
