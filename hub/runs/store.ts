@@ -50,6 +50,8 @@ export interface HubStore {
   /** Sets status; stamps startedAt on "running" and endedAt on a final status. */
   updateRun(runId: string, patch: { status: RunStatus; error?: string | null }): Promise<RunRecord | undefined>;
   listRuns(threadId: string, options?: { status?: RunStatus; limit?: number }): Promise<RunRecord[]>;
+  /** Removes one run's record; false when there is none. */
+  deleteRun(runId: string): Promise<boolean>;
   /** Runs left "pending"/"running" by a previous process (marked "abandoned" by the hub at start). */
   listUnfinishedRuns(): Promise<RunRecord[]>;
   countRunsByStatus(): Promise<Record<RunStatus, number>>;

@@ -107,6 +107,10 @@ export class MemoryHubStore implements HubStore {
     return page(matching.sort(newestFirst), options.limit, undefined).map((e) => cloneJson(e.record));
   }
 
+  async deleteRun(runId: string): Promise<boolean> {
+    return this.#runs.delete(runId);
+  }
+
   async listUnfinishedRuns(): Promise<RunRecord[]> {
     const unfinished = [...this.#runs.values()].filter(({ record }) =>
       UNFINISHED_RUN_STATUSES.includes(record.status),

@@ -148,6 +148,7 @@ function prepareStatements(db: Database.Database) {
     ),
     deleteThread: db.prepare<[string, string]>("DELETE FROM hub_threads WHERE thread_id = ? AND tenant = ?"),
     deleteThreadRuns: db.prepare<[string]>("DELETE FROM hub_runs WHERE thread_id = ?"),
+    deleteRun: db.prepare<[string]>("DELETE FROM hub_runs WHERE run_id = ?"),
 
     insertRun: db.prepare<RunRow>(
       `INSERT INTO hub_runs (${RUN_COLUMNS})
@@ -264,6 +265,10 @@ export class SqliteHubStore implements HubStore {
 
   async deleteThread(threadId: string, tenant: string): Promise<boolean> {
     return this.#deleteThread(threadId, tenant);
+  }
+
+  async deleteRun(runId: string): Promise<boolean> {
+    return this.#sql.deleteRun.run(runId).changes > 0;
   }
 
   async createRun(record: NewRun): Promise<RunRecord> {

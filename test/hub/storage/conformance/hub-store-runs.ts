@@ -122,6 +122,18 @@ export function runTests(store: () => HubStore): void {
     ]);
   });
 
+  it("deletes one run's record and nothing else", async () => {
+    await store().createRun(newRun("r1", "t1", { status: "running" }));
+    const kept = await store().createRun(newRun("r2", "t1"));
+    expect(await store().deleteRun("r1")).toBe(true);
+    expect(await store().deleteRun("r1")).toBe(false);
+    expect(await store().deleteRun("nope")).toBe(false);
+    expect(await store().getRun("r1")).toBeUndefined();
+    expect(await store().listRuns("t1")).toEqual([kept]);
+    expect(await store().listUnfinishedRuns()).toEqual([kept]);
+    expect((await store().countRunsByStatus()).running).toBe(0);
+  });
+
   it("counts runs by status, every status present even at zero", async () => {
     const zeros = Object.fromEntries(RUN_STATUSES.map((s) => [s, 0]));
     expect(await store().countRunsByStatus()).toEqual(zeros);
