@@ -204,6 +204,11 @@ export class ReviewCoordinator implements RunObserver {
     return (await this.#o.reviewStore.listItems({ tenant, threadId, status: PENDING_STATUSES })).map((i) => i.interruptId);
   }
 
+  /** Every review item the thread has had (any status), oldest first. */
+  async itemsOnThread(tenant: string, threadId: string): Promise<ReviewItem[]> {
+    return this.#o.reviewStore.listItems({ tenant, threadId });
+  }
+
   async claim(principal: Principal, interruptId: string, ttlMs: number | undefined, threadId: string | undefined): Promise<ReviewItem> {
     await this.#assertKnown(principal, interruptId, threadId);
     const result = await this.service.claim(principal, interruptId, ttlMs);

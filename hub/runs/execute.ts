@@ -29,6 +29,18 @@ export interface RunPlan {
   checkpointId?: string;
   /** The thread's latest checkpoint when the run was planned (read once per run): where a rollback returns. */
   headCheckpointId?: string | undefined;
+  options?: RunOptions;
+}
+
+/** Options a caller may set per run (LangGraph's `interrupt_before/after`, `metadata`). */
+export interface RunOptions {
+  interruptBefore?: readonly string[] | "*";
+  interruptAfter?: readonly string[] | "*";
+  /** Stored with every checkpoint of the run (JSON). */
+  metadata?: Record<string, unknown>;
+  recursionLimit?: number;
+  /** Handed to every node as `runtime.context`. */
+  context?: unknown;
 }
 
 /** Why a run was aborted; its outcome follows from it. */
@@ -108,6 +120,7 @@ export async function executeRun(plan: RunPlan, log: ThreadLog, signal: AbortSig
       streamMode: PROJECTED_MODES,
       subgraphs: true,
       ...(plan.checkpointId === undefined ? {} : { checkpointId: plan.checkpointId }),
+      ...plan.options,
     });
     for await (const part of parts) {
       const asked = publish(projector.push(part));

@@ -9,12 +9,14 @@ import type { Checkpointer } from "../../engine/index.ts";
 import type { Assistant, AssistantRegistry } from "./assistants.ts";
 import type { Principal } from "../auth/index.ts";
 import type { HubMetrics } from "../metrics.ts";
-import { SwitchboardError, assertNever, type LifecycleData, type ProtocolEvent } from "../protocol/index.ts";
+import { SwitchboardError, assertNever, type ProtocolEvent } from "../protocol/index.ts";
 import { HubRecordExistsError } from "./records.ts";
 import { type HubStore, type MultitaskStrategy, type RunRecord, type ThreadRecord, type ThreadStatus } from "./store.ts";
-import type { ThreadLog, ThreadLogs, ThreadSeed } from "../threads/index.ts";
+import type { ThreadLog, ThreadLogs } from "../threads/index.ts";
 import { resumeMapOf, type ResumeOrder } from "./answers.ts";
-import { RunAbort, executeRun, pendingIds, readHead, type ExecutionResult, type RunPlan } from "./execute.ts";
+import { RunAbort, executeRun, pendingIds, readHead, type ExecutionResult, type RunOptions, type RunPlan } from "./execute.ts";
+import { RunWaiters } from "./waiters.ts";
+import { seedOf } from "./seed.ts";
 
 /** The facts of a run the review wiring needs; `startedBy` is who began the chain of runs. */
 export interface RunInfo {
@@ -53,6 +55,8 @@ export interface StartRequest {
   strategy: MultitaskStrategy;
   /** Fork: run from this checkpoint of the thread instead of its latest. */
   checkpointId?: string | undefined;
+  /** Per-run static breakpoints and checkpoint metadata (LangGraph run options). */
+  options?: RunOptions | undefined;
 }
 
 interface ActiveRun {
@@ -77,6 +81,8 @@ export class RunManager {
   readonly #active = new Map<string, ActiveRun>();
   readonly #queued = new Map<string, QueuedRun[]>();
   readonly #serial = new Map<string, Promise<unknown>>();
+  /** Who waits for a run to reach a final status (runs.join / runs.wait). */
+  readonly #waiters = new RunWaiters();
   #closing = false;
   #observer: RunObserver | undefined;
 
@@ -105,7 +111,7 @@ export class RunManager {
 
   /** The thread's event log; a thread with state from an earlier process is seeded from it. */
   openLog(thread: ThreadRecord): Promise<ThreadLog> {
-    return this.#o.logs.open(thread.threadId, () => this.#seedOf(thread));
+    return this.#o.logs.open(thread.threadId, () => seedOf(thread, this.#o));
   }
 
   /** Interrupt ids the thread's latest checkpoint waits on (none for a thread that never ran). */
@@ -154,7 +160,7 @@ export class RunManager {
         if (at.config === undefined) throw new SwitchboardError("no_such_checkpoint", `thread ${thread.threadId} has no checkpoint ${request.checkpointId}`);
         forkFrom = request.checkpointId;
       }
-      const plan = await this.#plan(thread, assistant, request.input, forkFrom);
+      const plan = { ...(await this.#plan(thread, assistant, request.input, forkFrom)), ...(request.options ? { options: request.options } : {}) };
       const record = await this.#o.store.createRun({
         runId: plan.runId,
         threadId: thread.threadId,
@@ -230,7 +236,7 @@ export class RunManager {
     const queued = queue[index];
     if (queued) {
       queue.splice(index, 1);
-      await this.#o.store.updateRun(queued.record.runId, { status: "cancelled", error: "cancelled while queued" });
+      await this.#finish(queued.record.runId, { status: "cancelled", error: "cancelled while queued" });
       return this.#mustGetRun(queued.record.runId);
     }
     throw new SwitchboardError("no_such_run", runId === undefined ? `thread ${thread.threadId} has no active run` : `run ${runId} is not active or queued on this thread`);
@@ -260,7 +266,7 @@ export class RunManager {
   async close(): Promise<void> {
     this.#closing = true;
     for (const queue of this.#queued.values()) {
-      for (const q of queue) await this.#o.store.updateRun(q.record.runId, { status: "cancelled", error: "the hub shut down" });
+      for (const q of queue) await this.#finish(q.record.runId, { status: "cancelled", error: "the hub shut down" });
     }
     this.#queued.clear();
     const running = [...this.#active.values()];
@@ -322,11 +328,14 @@ export class RunManager {
     this.#active.set(thread.threadId, active);
     try {
       active.startCheckpointId = plan.checkpointId ?? plan.headCheckpointId;
-      await this.#o.store.updateThread(thread.threadId, { status: "busy", assistantId: plan.assistant.id });
+      // LangGraph clients (Agent Inbox) find a thread's graph in its metadata.
+      const metadata = (await this.#o.store.getThread(thread.threadId, thread.tenant))?.metadata ?? thread.metadata;
+      const tagged = metadata[GRAPH_ID_KEY] === plan.assistant.id ? {} : { metadata: { ...metadata, [GRAPH_ID_KEY]: plan.assistant.id, [ASSISTANT_ID_KEY]: plan.assistant.id } };
+      await this.#o.store.updateThread(thread.threadId, { status: "busy", assistantId: plan.assistant.id, ...tagged });
     } catch (error) {
       this.#active.delete(thread.threadId);
       const message = error instanceof Error ? error.message : String(error);
-      await this.#o.store.updateRun(plan.runId, { status: "failed", error: message }).catch(() => undefined);
+      await this.#finish(plan.runId, { status: "failed", error: message }).catch(() => undefined);
       settle({ outcome: { status: "failed", error: message }, pending: new Set(), abort: undefined });
       throw error;
     }
@@ -345,7 +354,7 @@ export class RunManager {
     }
     try {
       const status = result.abort === "shutdown" ? "abandoned" : result.outcome.status;
-      await this.#o.store.updateRun(plan.runId, { status, error: result.outcome.error ?? null });
+      await this.#finish(plan.runId, { status, error: result.outcome.error ?? null });
       const threadStatus: ThreadStatus =
         result.pending === null ? "error" : result.pending.size > 0 ? "interrupted" : result.outcome.status === "failed" ? "error" : "idle";
       await this.#o.store.updateThread(thread.threadId, { status: threadStatus });
@@ -393,41 +402,21 @@ export class RunManager {
         await this.#o.store.updateRun(next.record.runId, { status: "running" });
         await this.#launch(thread, { ...plan, runId: next.record.runId }, log, next.principal.sub);
       } catch (error) {
-        await this.#o.store.updateRun(next.record.runId, { status: "failed", error: error instanceof Error ? error.message : String(error) });
+        await this.#finish(next.record.runId, { status: "failed", error: error instanceof Error ? error.message : String(error) });
         this.#startNextQueued(thread);
       }
     }).catch((error: unknown) => this.#o.onError?.(error, `starting a queued run of thread ${thread.threadId}`));
   }
 
-  async #seedOf(thread: ThreadRecord): Promise<ThreadSeed | null> {
-    if (thread.assistantId === null) return null;
-    const assistant = this.#o.assistants.get(thread.assistantId);
-    if (!assistant) return null;
-    const state = await assistant.graph.getState(thread.threadId);
-    const [last] = await this.#o.store.listRuns(thread.threadId, { limit: 1 });
-    // No checkpoint, but an earlier process may have published events (its run failed
-    // before saving anything): an empty seed still moves the seqs past that process's.
-    if (state.config === undefined) return last === undefined ? null : { events: [], runId: null };
-    const runId = last?.runId ?? null;
-    const head = { type: "event" as const, thread_id: thread.threadId, ...(runId === null ? {} : { run_id: runId }) };
-    const params = <D>(data: D) => ({ namespace: [], timestamp: Date.now(), data });
-    const events: ProtocolEvent[] = [{ ...head, method: "values", params: params(state.values) }];
-    for (const i of state.interrupts) {
-      const origin = await this.#o.originOf?.(thread.threadId, i.id);
-      // Without a record, the root task that holds it: exact for a root node, the subgraph's node otherwise.
-      const node = origin ? origin.node : (state.tasks.find((t) => t.interrupts.some((x) => x.id === i.id))?.name ?? null);
-      const asked = { ...params({ interrupt_id: i.id, payload: i.value }), namespace: [...(origin?.namespace ?? [])], ...(node === null ? {} : { node }) };
-      events.push({ ...head, method: "input.requested", params: asked });
-    }
-    // A root terminal event, so an SDK observer's `thread.output` settles.
-    const end: LifecycleData =
-      state.interrupts.length > 0
-        ? { event: "interrupted", graph_name: assistant.id }
-        : state.next.length === 0
-          ? { event: "completed", graph_name: assistant.id }
-          : { event: "failed", graph_name: assistant.id, error: "the last run stopped before the end; run.start with input null continues it" };
-    events.push({ ...head, method: "lifecycle", params: params(end) });
-    return { events, runId };
+  /** The run once it reached a final status; undefined for an unknown run (see RunWaiters). */
+  waitForEnd(runId: string, signal?: AbortSignal): Promise<RunRecord | undefined> {
+    return this.#waiters.wait(runId, () => this.#o.store.getRun(runId), signal);
+  }
+
+  /** Records a final status and wakes whoever waits for the run. */
+  async #finish(runId: string, patch: { status: RunRecord["status"]; error?: string | null }): Promise<void> {
+    const run = await this.#o.store.updateRun(runId, patch);
+    if (run) this.#waiters.notify(run);
   }
 
   #assistantOf(thread: ThreadRecord): Assistant {
@@ -458,6 +447,10 @@ export class RunManager {
     return next;
   }
 }
+
+/** Thread metadata keys a run sets, as the LangGraph server does (clients filter threads by graph). */
+export const GRAPH_ID_KEY = "graph_id";
+export const ASSISTANT_ID_KEY = "assistant_id";
 
 function notFound(threadId: string): SwitchboardError {
   return new SwitchboardError("not_found", `no thread ${threadId}`);

@@ -33,6 +33,8 @@ export class LogEntry {
   /** What subscription filters match on, kept after the parsed event is dropped. */
   readonly channel: Channel | null;
   readonly namespace: Namespace;
+  /** The run that published it (review events carry the run that asked). */
+  readonly runId: string | undefined;
   /** Its SSE frame, made by the first SSE stream that sends it (transports/sse.ts). */
   sseFrame: Uint8Array | undefined = undefined;
   #event: ProtocolEvent | undefined;
@@ -43,6 +45,7 @@ export class LogEntry {
     this.method = event.method;
     this.channel = channelOf(event);
     this.namespace = event.params.namespace;
+    this.runId = event.run_id;
     this.#event = event;
   }
 
@@ -276,6 +279,16 @@ export class ThreadLog {
         data: { reason, head_seq: this.#seq, snapshot: { values, interrupts, run: { ...this.#run } } },
       },
     };
+  }
+
+  /** The buffered entries of one run with a seq above `since`, oldest first (the LangGraph run stream's replay). */
+  runEntries(runId: string, since = -1): LogEntry[] {
+    const out: LogEntry[] = [];
+    for (let i = 0; i < this.#size; i++) {
+      const entry = this.#at(i);
+      if (entry.runId === runId && entry.seq > since) out.push(entry);
+    }
+    return out;
   }
 
   #at(i: number): LogEntry {
