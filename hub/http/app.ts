@@ -18,6 +18,7 @@ import { principalOf } from "../auth/request.ts";
 import type { AppHooks } from "./hooks.ts";
 import { addReviewRoutes } from "./reviews.ts";
 import { addWebApp } from "./static.ts";
+import { addLangGraphRoutes } from "./langgraph/index.ts";
 
 type Env = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };
 
@@ -55,7 +56,9 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
     cors({
       origin: (origin) => (services.origins.allowed.has("*") || services.origins.allowed.has(origin) ? origin : null),
       allowHeaders: ["authorization", "content-type", "x-api-key", "last-event-id"],
-      allowMethods: ["GET", "POST", "OPTIONS"],
+      allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+      // The LangGraph SDK reads a new run's id from Content-Location.
+      exposeHeaders: ["content-location", "location"],
     }),
   );
 
@@ -235,6 +238,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
   app.post("/threads/:thread_id/stream", sse);
 
   addReviewRoutes(app, services, hooks);
+  addLangGraphRoutes(app, services, hooks);
 
   app.notFound((c) => c.json({ error: "not_found", message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
   return app;
