@@ -181,6 +181,11 @@ export class PostgresHubStore implements HubStore {
     return rows[0] && fromRunRow(rows[0]);
   }
 
+  async deleteRun(runId: string): Promise<boolean> {
+    const deleted = await this.#db.pool.query(`DELETE FROM ${this.#r} WHERE run_id = $1`, [runId]);
+    return (deleted.rowCount ?? 0) > 0;
+  }
+
   async updateRun(runId: string, patch: RunPatch): Promise<RunRecord | undefined> {
     return this.#db.transaction((c) => this.#updateRun(c, runId, patch));
   }
