@@ -9,12 +9,13 @@
  *   service — candidates, claims, self-approval, first authorized answer wins
  *   (`already_answered`, HTTP 409, names the winner) — is broadcast as
  *   `input.answered`, and the resume it makes due runs once. `update` and
- *   `goto` ride along with that resume, as with `input.respond`.
+ *   `goto` are stored with the answer and applied by that resume, as with
+ *   `input.respond`.
  */
 import type { Principal } from "../../auth/index.ts";
 import { SwitchboardError } from "../../protocol/index.ts";
-import { PENDING_STATUSES, type ReviewItem } from "../../review/index.ts";
-import type { MultitaskStrategy, RunRecord, ThreadRecord } from "../../runs/index.ts";
+import { PENDING_STATUSES, type AnswerInput, type ReviewItem } from "../../review/index.ts";
+import { gotoList, type MultitaskStrategy, type RunRecord, type ThreadRecord } from "../../runs/index.ts";
 import type { HubServices } from "../../services.ts";
 import { requirePermission } from "./http.ts";
 import type { RunBody } from "./schemas.ts";
@@ -49,24 +50,18 @@ export async function admitRun(services: HubServices, thread: ThreadRecord, body
 
 async function resume(services: HubServices, thread: ThreadRecord, command: NonNullable<RunBody["command"]>, principal: Principal): Promise<Admission> {
   requirePermission(principal, "answer");
-  const { reviews, runs, store } = services;
+  const { reviews, store } = services;
   const items = await reviews.itemsOnThread(thread.tenant, thread.threadId);
   const answers = answersOf(command.resume, items);
   const update = command.update === undefined || command.update === null ? undefined : recordOf(command.update);
-  const goto = command.goto === undefined || command.goto === null ? undefined : command.goto;
-  // Registered first: an answer can make the resume due before it returns.
-  const undo = update !== undefined || goto !== undefined ? runs.addResumeEdits(thread.threadId, update, goto) : undefined;
-  let outcome: Awaited<ReturnType<typeof reviews.answer>>;
-  try {
-    outcome = await reviews.answer(principal, answers, thread.threadId);
-  } catch (error) {
-    undo?.();
-    throw error;
-  }
+  const goto = command.goto === undefined || command.goto === null ? undefined : gotoList(command.goto);
+  // The edits are stored with the (first) answer and applied by the resume that consumes it.
+  const [first] = answers;
+  if (first && (update !== undefined || goto !== undefined)) first.edits = { ...(update === undefined ? {} : { update }), ...(goto === undefined ? {} : { goto }) };
+  const outcome = await reviews.answer(principal, answers, thread.threadId);
   const [runId] = outcome.runIds;
   const run = runId === undefined ? undefined : await store.getRun(runId);
   if (run) return { kind: "run", run };
-  // The edits stay registered: they ride with the resume the other answers make due.
   const pending = await reviews.pendingOnThread(thread.tenant, thread.threadId);
   return { kind: "waiting", accepted: outcome.items.map((i) => i.interruptId), pending };
 }
@@ -77,7 +72,7 @@ async function resume(services: HubServices, thread: ThreadRecord, command: NonN
  * for the one pending interrupt — or, when none is pending any more, for the
  * question answered last, so a resume that lost the race learns who won.
  */
-function answersOf(resume: unknown, items: readonly ReviewItem[]): Array<{ interruptId: string; value: unknown }> {
+function answersOf(resume: unknown, items: readonly ReviewItem[]): AnswerInput[] {
   const known = new Set(items.map((i) => i.interruptId));
   if (typeof resume === "object" && resume !== null && !Array.isArray(resume)) {
     const keys = Object.keys(resume);
