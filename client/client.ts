@@ -1,8 +1,9 @@
 /**
  * HubClient: one multiplexed `/ws` connection shared by every thread and
- * queue handle. Routes each event by `thread_id` to its thread handle (and
- * `input.*` events to the queue handles they concern) and restores every
- * subscription after a reconnect before queued commands go out.
+ * queue handle and the threads list. Routes each event by `thread_id` to its
+ * thread handle (`input.*` events also to the queue handles they concern,
+ * `thread.status` only to the threads list) and restores every subscription
+ * after a reconnect before queued commands go out.
  */
 import { ALL_QUEUES, assistantListSchema, healthSchema, reviewRecordSchema, threadListSchema, threadRecordSchema, whoAmISchema } from "../hub/protocol/index.ts";
 import type { AssistantInfo, HealthInfo, ProtocolEvent, ReviewRecord, ThreadRecordJson, WhoAmI } from "../hub/protocol/index.ts";
@@ -14,6 +15,7 @@ import { QueueHandle } from "./queue.ts";
 import { RestClient, type FetchLike } from "./rest.ts";
 import { isNode, platformSocketFactory, type SocketFactory } from "./socket.ts";
 import { ThreadHandle } from "./thread.ts";
+import { ThreadListHandle } from "./thread-list.ts";
 
 export interface HubClientOptions {
   /** The hub: `http://localhost:8787` (or `ws://…`, or the full `/ws` URL). */
@@ -62,6 +64,7 @@ export class HubClient {
   readonly #conn: Connection;
   readonly #threads = new Map<string, ThreadHandle>();
   readonly #queues = new Map<string, QueueHandle>();
+  #threadList: ThreadListHandle | undefined;
   readonly #offs: Unsubscribe[] = [];
   readonly #rest: RestClient;
 
@@ -84,6 +87,7 @@ export class HubClient {
         if (state !== "reconnecting") return;
         for (const t of this.#threads.values()) t.onDisconnect();
         for (const q of this.#queues.values()) q.onDisconnect();
+        this.#threadList?.onDisconnect();
       }),
     );
   }
@@ -132,6 +136,12 @@ export class HubClient {
     return handle;
   }
 
+  /** The tenant's recent threads with their status, live (one handle); call `subscribe()` to start. */
+  threads(): ThreadListHandle {
+    this.#threadList ??= new ThreadListHandle(this.#conn);
+    return this.#threadList;
+  }
+
   /** Sends any protocol command (the escape hatch); resolves with its `result`. */
   request(command: CommandInput, options: { timeoutMs?: number } = {}): Promise<Record<string, unknown>> {
     return this.#conn.request(command, options);
@@ -172,11 +182,12 @@ export class HubClient {
     for (const off of this.#offs.splice(0)) off();
     for (const thread of this.#threads.values()) thread.dispose();
     for (const queue of this.#queues.values()) queue.dispose();
+    this.#threadList?.dispose();
     this.#conn.close();
   }
 
   async #restore(): Promise<void> {
-    const handles = [...this.#threads.values(), ...this.#queues.values()];
+    const handles = [...this.#threads.values(), ...this.#queues.values(), ...(this.#threadList ? [this.#threadList] : [])];
     for (const handle of handles) {
       try {
         await handle.restore();
@@ -189,6 +200,8 @@ export class HubClient {
   }
 
   #route(event: ProtocolEvent): void {
+    // A threads-list change names a thread but is not one of its log events.
+    if (event.method === "thread.status") return this.#threadList?.receive(event);
     const thread = event.thread_id === undefined ? undefined : this.#threads.get(event.thread_id);
     const threadSubscribed = thread !== undefined && thread.subscriptions.length > 0;
     thread?.receive(event);

@@ -1,6 +1,6 @@
 /**
  * client: the Switchboard SDK for browsers and Node. One HubClient per hub;
- * `client.thread(id)` and `client.queue(name)` give live, typed handles.
+ * `client.thread(id)`, `client.queue(name)` and `client.threads()` give live, typed handles.
  * Wire types come from hub/protocol only.
  */
 export { HubClient } from "./client.ts";
@@ -10,6 +10,8 @@ export { PRESENCE_RENEW_MS } from "./local-presence.ts";
 export type { Answer, RunOptions, SubscribeOptions, Subscription, ThreadEvents } from "./thread.ts";
 export { QueueHandle } from "./queue.ts";
 export type { QueueEvents } from "./queue.ts";
+export { ThreadListHandle, upsertThread } from "./thread-list.ts";
+export type { ThreadListEvents } from "./thread-list.ts";
 export { CLIENT_ERROR_CODES, HubClientError, isRetryableCode } from "./errors.ts";
 export type { ClientOnlyErrorCode, HubClientErrorCode } from "./errors.ts";
 export { Emitter, iterate } from "./emitter.ts";

@@ -18,7 +18,7 @@ import { HubMetrics, type HubStats } from "./metrics.ts";
 import { PresenceRelay } from "./presence/index.ts";
 import { ReviewCoordinator } from "./review/index.ts";
 import { AssistantRegistry } from "./runs/assistants.ts";
-import { RunManager } from "./runs/index.ts";
+import { RunManager, ThreadWatch, watchedStore } from "./runs/index.ts";
 import type { HubServices } from "./services.ts";
 import { SubscriptionDirectory } from "./sessions/directory.ts";
 import { openStorage, type Storage } from "./storage/index.ts";
@@ -81,7 +81,10 @@ export async function createHub(input: HubConfig = {}): Promise<Hub> {
   }
 }
 
-async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, auth: Authenticator, storage: Storage): Promise<Hub> {
+async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, auth: Authenticator, opened: Storage): Promise<Hub> {
+  // Thread records as they change reach `threads.subscribe` (the web app's threads list), whatever writes them.
+  const threadWatch = new ThreadWatch((error) => logger.error(`thread watcher: ${String(error)}`));
+  const storage: Storage = { ...opened, store: watchedStore(opened.store, threadWatch) };
   const factory = config.assistants ?? demoAssistants(config.demoTokenDelayMs === undefined ? {} : { tokenDelayMs: config.demoTokenDelayMs });
   const list = factory(storage.checkpointer);
   checkAssistants(list, storage.checkpointer);
@@ -117,7 +120,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
   runs.observe(reviews);
   const presence = new PresenceRelay({ onError: (error, context) => logger.error(`presence ${context}: ${String(error)}`) });
   const origins = originPolicy(config.allowedOrigins);
-  const services: HubServices = { store: storage.store, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(), reviews, presence };
+  const services: HubServices = { store: storage.store, threadWatch, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(), reviews, presence };
 
   const abandoned = await runs.recover();
   // Answers a dead process accepted and handed to a resume it never finished: applied now, once.

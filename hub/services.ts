@@ -5,13 +5,15 @@ import type { HubLimits, Logger } from "./config.ts";
 import type { HubMetrics } from "./metrics.ts";
 import type { PresenceRelay } from "./presence/index.ts";
 import type { ReviewCoordinator } from "./review/index.ts";
-import type { RunManager } from "./runs/index.ts";
+import type { RunManager, ThreadWatch } from "./runs/index.ts";
 import type { HubStore } from "./runs/index.ts";
 import type { ThreadLogs } from "./threads/index.ts";
 import type { SubscriptionDirectory } from "./sessions/directory.ts";
 
 export interface HubServices {
+  /** Thread and run records; every thread change is also published to `threadWatch`. */
   store: HubStore;
+  threadWatch: ThreadWatch;
   runs: RunManager;
   assistants: AssistantRegistry;
   logs: ThreadLogs;

@@ -112,6 +112,7 @@ export function renderEvent(out: Output, threadId: string, event: ProtocolEvent,
     case "checkpoints":
     case "custom":
     case "presence":
+    case "thread.status":
       return;
     default:
       return assertNever(event);

@@ -113,6 +113,8 @@ export function reduceThread(state: ThreadState, event: ProtocolEvent): ThreadSt
     case "updates":
     case "checkpoints":
     case "custom":
+    // A thread list's event (client.threads()), not the thread's own log.
+    case "thread.status":
       return state;
     default:
       return assertNever(event, "event");

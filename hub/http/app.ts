@@ -7,8 +7,8 @@ import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { cors } from "hono/cors";
 import { checkOrigin, checkPermission, tokenExpiry, tokenFromRequest, type Principal } from "../auth/index.ts";
-import { SwitchboardError, decodeCommand, errorResponse, errorResponseOf, httpStatusOf } from "../protocol/index.ts";
-import { toSwitchboardError } from "../runs/index.ts";
+import { SwitchboardError, THREADS_SNAPSHOT_MAX, decodeCommand, errorResponse, errorResponseOf, httpStatusOf } from "../protocol/index.ts";
+import { threadRecordJson, toSwitchboardError } from "../runs/index.ts";
 import { renderReviewMetrics } from "../metrics.ts";
 import type { HubServices } from "../services.ts";
 import type { ThreadRecord } from "../runs/index.ts";
@@ -23,15 +23,7 @@ import { addLangGraphRoutes } from "./langgraph/index.ts";
 type Env = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };
 
 function threadJson(thread: ThreadRecord, interrupts: Array<{ id: string; value: unknown }>) {
-  return {
-    thread_id: thread.threadId,
-    assistant_id: thread.assistantId,
-    status: thread.status,
-    metadata: thread.metadata,
-    created_at: thread.createdAt,
-    updated_at: thread.updatedAt,
-    interrupts: interrupts.map((i) => ({ interrupt_id: i.id, payload: i.value })),
-  };
+  return { ...threadRecordJson(thread), interrupts: interrupts.map((i) => ({ interrupt_id: i.id, payload: i.value })) };
 }
 
 function fail(error: unknown): Response {
@@ -118,7 +110,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
       const principal = c.get("principal");
       const denied = checkPermission(principal, "read");
       if (denied) throw new SwitchboardError("permission_denied", denied.message);
-      const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 50) || 50, 1), 200);
+      const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 50) || 50, 1), THREADS_SNAPSHOT_MAX);
       const threads = await store.listThreads(principal.tenant, { limit });
       return c.json({ threads: threads.map((t) => threadJson(t, [])) });
     } catch (error) {

@@ -8,7 +8,7 @@ import type { Channel, Namespace, ProtocolEvent } from "./types.ts";
 
 /**
  * The channel of an event, or null for frames that are not channel-filtered
- * (`presence`, `resync`: the hub decides who gets them).
+ * (`presence`, `thread.status`, `resync`: the hub decides who gets them).
  */
 export function channelOf(event: ProtocolEvent): Channel | null {
   switch (event.method) {
@@ -30,6 +30,7 @@ export function channelOf(event: ProtocolEvent): Channel | null {
     case "input.cancelled":
       return "input";
     case "presence":
+    case "thread.status":
     case "resync":
       return null;
     default:

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "./errors.ts";
+import { threadRecordSchema } from "./rest.ts";
 import { namespaceSchema } from "./schema.ts";
 import type { ContentBlockDelta } from "./types.ts";
 
@@ -188,6 +189,7 @@ const dataByMethod = {
   "input.expired": z.looseObject({ interrupt_id: str, expired_at: num, action: z.enum(["default_response", "cancel", "none"]) }),
   "input.cancelled": z.looseObject({ interrupt_id: str, cancelled_at: num, reason: str }),
   presence: z.looseObject({ update: z.base64(), queue: str.optional() }),
+  "thread.status": threadRecordSchema,
   resync: z.looseObject({
     reason: z.enum(["evicted", "unknown_event_id", "run_mismatch"]),
     head_seq: uint,
@@ -241,6 +243,7 @@ export const eventSchema = z.discriminatedUnion("method", [
   eventVariant("input.expired"),
   eventVariant("input.cancelled"),
   eventVariant("presence"),
+  eventVariant("thread.status"),
   eventVariant("resync"),
 ]);
 

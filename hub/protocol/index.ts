@@ -17,7 +17,7 @@ export {
 export type { DecodeEventResult, DecodeResponseResult, DecodeServerMessageResult } from "./codec.ts";
 export { CLOSE_CODES, ERROR_CODES, SwitchboardError, httpStatusOf, isErrorCode, isRetryable } from "./errors.ts";
 export type { CloseCode, CloseReason, DecodeErrorKind, ErrorCode, ErrorCodeInfo, ProtocolError } from "./errors.ts";
-export { commandSchema, decodeCommand, encodeCommand } from "./schema.ts";
+export { THREADS_SNAPSHOT_MAX, commandSchema, decodeCommand, encodeCommand } from "./schema.ts";
 export type { DecodeCommandResult } from "./schema.ts";
 export { COMMAND_METHODS, EVENT_METHODS, THREADLESS_METHODS } from "./types.ts";
 export { KNOWN_DELTA_TYPES } from "./event-schema.ts";

@@ -10,6 +10,9 @@ import { z } from "zod";
 import type { ProtocolError } from "./errors.ts";
 import { COMMAND_METHODS, type CommandMethod, type ProtocolCommand } from "./types.ts";
 
+/** The most threads a `threads.subscribe` snapshot lists (and `GET /threads` returns). */
+export const THREADS_SNAPSHOT_MAX = 200;
+
 const str = z.string();
 const nonEmpty = z.string().min(1);
 const uint = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
@@ -65,6 +68,8 @@ const paramsByMethod = {
   }),
   "queue.subscribe": z.looseObject({ queue: nonEmpty }),
   "queue.unsubscribe": z.looseObject({ subscription_id: nonEmpty }),
+  "threads.subscribe": z.looseObject({ limit: z.number().int().min(1).max(THREADS_SNAPSHOT_MAX).optional() }),
+  "threads.unsubscribe": z.looseObject({ subscription_id: nonEmpty }),
   "agent.getTree": z.looseObject({ run_id: nonEmpty.optional() }),
   "state.get": z.looseObject({ namespace: namespaceSchema, keys: z.array(str).optional() }),
   "state.listCheckpoints": z.looseObject({
@@ -98,6 +103,8 @@ export const commandSchema = z.discriminatedUnion("method", [
   commandVariant("subscription.reconnect"),
   commandVariant("queue.subscribe"),
   commandVariant("queue.unsubscribe"),
+  commandVariant("threads.subscribe"),
+  commandVariant("threads.unsubscribe"),
   commandVariant("agent.getTree"),
   commandVariant("state.get"),
   commandVariant("state.listCheckpoints"),

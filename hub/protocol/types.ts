@@ -30,7 +30,7 @@ import type {
   Checkpoint,
 } from "@langchain/protocol";
 import type { ErrorCode } from "./errors.ts";
-import type { ReviewInfo } from "./rest.ts";
+import type { ReviewInfo, ThreadRecordJson } from "./rest.ts";
 
 export type {
   AgentStatus,
@@ -94,6 +94,18 @@ export interface QueueUnsubscribe {
   params: { subscription_id: string };
 }
 
+/** Extension: follow the tenant's thread records (status per assistant) as they change (no thread_id). */
+export interface ThreadsSubscribe {
+  method: "threads.subscribe";
+  /** How many of the most recently updated threads the snapshot lists (1–200, default 50). */
+  params: { limit?: number };
+}
+
+export interface ThreadsUnsubscribe {
+  method: "threads.unsubscribe";
+  params: { subscription_id: string };
+}
+
 /**
  * Extension: a y-protocols awareness update, base64-encoded, for the thread
  * (`thread_id` / the endpoint's thread) or, with `queue`, a review queue the
@@ -122,7 +134,7 @@ type SpecCommandData =
   | StateListCheckpoints
   | StateFork;
 
-type ExtensionCommandData = RunCancel | InputClaim | InputRelease | QueueSubscribe | QueueUnsubscribe | PresenceUpdate;
+type ExtensionCommandData = RunCancel | InputClaim | InputRelease | QueueSubscribe | QueueUnsubscribe | ThreadsSubscribe | ThreadsUnsubscribe | PresenceUpdate;
 
 /**
  * Fields every command frame has. `thread_id` is an extension: required on the
@@ -150,6 +162,8 @@ export const COMMAND_METHODS = [
   "subscription.reconnect",
   "queue.subscribe",
   "queue.unsubscribe",
+  "threads.subscribe",
+  "threads.unsubscribe",
   "agent.getTree",
   "state.get",
   "state.listCheckpoints",
@@ -162,7 +176,7 @@ const COMMAND_METHODS_COMPLETE: Exclude<CommandMethod, (typeof COMMAND_METHODS)[
 void COMMAND_METHODS_COMPLETE;
 
 /** Commands that address no thread: the only ones allowed on `/ws` without `thread_id`. */
-export const THREADLESS_METHODS = ["queue.subscribe", "queue.unsubscribe"] as const satisfies readonly CommandMethod[];
+export const THREADLESS_METHODS = ["queue.subscribe", "queue.unsubscribe", "threads.subscribe", "threads.unsubscribe"] as const satisfies readonly CommandMethod[];
 
 // ---------------------------------------------------------------------------
 // Responses (server -> client)
@@ -205,6 +219,12 @@ export interface QueueSubscribeResult {
   items: number;
   /** How many of them have a live claim: an `input.claimed` event for each is also in the snapshot. */
   claims: number;
+}
+
+export interface ThreadsSubscribeResult {
+  subscription_id: string;
+  /** The snapshot: the most recently updated threads, newest first; `thread.status` events follow. */
+  threads: ThreadRecordJson[];
 }
 
 // ---------------------------------------------------------------------------
@@ -258,6 +278,9 @@ export interface PresenceData {
   update: string;
   queue?: string;
 }
+
+/** Extension: a thread record was created or changed (its status, assistant or metadata); the whole record. */
+export type ThreadStatusData = ThreadRecordJson;
 
 /** A pending interrupt as a snapshot lists it. */
 export interface PendingInterrupt {
@@ -342,6 +365,7 @@ export type ProtocolEvent =
   | Ev<"input.expired", InputExpiredData>
   | Ev<"input.cancelled", InputCancelledData>
   | Ev<"presence", PresenceData>
+  | Ev<"thread.status", ThreadStatusData>
   | Ev<"resync", ResyncData>;
 
 export type EventMethod = ProtocolEvent["method"];
@@ -363,6 +387,7 @@ export const EVENT_METHODS = [
   "input.expired",
   "input.cancelled",
   "presence",
+  "thread.status",
   "resync",
 ] as const satisfies readonly EventMethod[];
 

@@ -1,7 +1,8 @@
 /**
  * hub/runs: run admission (new run, resume, multitask strategies), execution,
  * the projection of engine parts into protocol events, the assistants served,
- * and the hub store port (thread and run records) with its shared rules.
+ * the hub store port (thread and run records) with its shared rules, and the
+ * watch of thread records as they change.
  */
 export { RunManager } from "./run-manager.ts";
 export type { RunInfo, RunManagerOptions, RunObserver, StartRequest } from "./run-manager.ts";
@@ -11,3 +12,5 @@ export { answersFromRunInput, gotoList, resumeMapOf, toSwitchboardError } from "
 export type { Answer, GotoTarget, ResumeEdits, ResumeOrder } from "./answers.ts";
 export type { HubStore, MultitaskStrategy, RunRecord, RunStatus, ThreadRecord, ThreadStatus } from "./store.ts";
 export { HubRecordExistsError, isFinalRunStatus, RUN_STATUSES } from "./records.ts";
+export { ThreadWatch, threadRecordJson, threadStatusEvent, watchedStore } from "./thread-watch.ts";
+export type { ThreadWatcher } from "./thread-watch.ts";

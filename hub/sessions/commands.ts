@@ -17,6 +17,7 @@ import {
   type ProtocolEvent,
   type ProtocolResponse,
   type SubscriptionFilter,
+  type ThreadRecordJson,
 } from "../protocol/index.ts";
 import { RESUME_POLICY_KEY, resumePolicyOf, type AnswerInput } from "../review/index.ts";
 import { type PresenceRoomRef } from "../presence/index.ts";
@@ -46,6 +47,13 @@ export interface SubscriptionHost {
    */
   subscribeQueue(queue: string): Promise<{ subscriptionId: string; snapshot: ProtocolEvent[]; start: () => void }>;
   unsubscribeQueue(subscriptionId: string): boolean;
+  /**
+   * `threads.subscribe`: registers a watcher of the tenant's thread records
+   * that holds changes back until `start()` (called after the reply is sent),
+   * and returns the snapshot (the `limit` most recently updated threads).
+   */
+  subscribeThreads(limit: number): Promise<{ subscriptionId: string; threads: ThreadRecordJson[]; start: () => void }>;
+  unsubscribeThreads(subscriptionId: string): boolean;
   /** `presence.update` for a room this connection is in (a subscribed thread or queue). */
   updatePresence(room: PresenceRoomRef, update: string): PresenceResult;
 }
@@ -82,11 +90,16 @@ const ACTION_OF = {
   "subscription.reconnect": "read",
   "queue.subscribe": "read",
   "queue.unsubscribe": "read",
+  "threads.subscribe": "read",
+  "threads.unsubscribe": "read",
   "agent.getTree": "read",
   "state.get": "read",
   "state.listCheckpoints": "read",
   "presence.update": "read",
 } as const satisfies Record<CommandMethod, ThreadAction>;
+
+/** How many threads a `threads.subscribe` snapshot lists when the command does not say (as `GET /threads`). */
+export const THREADS_SNAPSHOT_DEFAULT = 50;
 
 /** Commands that may create the thread (the SDK picks thread ids client-side). */
 const CREATES_THREAD: ReadonlySet<CommandMethod> = new Set(["run.start", "subscription.subscribe"]);
@@ -144,6 +157,18 @@ async function dispatchThreadless(command: ProtocolCommand, ctx: CommandContext)
       const host = ctx.host ?? unsupported(command.method, "over HTTP");
       if (!host.unsubscribeQueue(command.params.subscription_id)) {
         throw new SwitchboardError("no_such_subscription", `no queue subscription ${command.params.subscription_id} on this connection`);
+      }
+      return success(command, {});
+    }
+    case "threads.subscribe": {
+      const host = ctx.host ?? unsupported(command.method, "over HTTP; use GET /threads");
+      const { subscriptionId, threads, start } = await host.subscribeThreads(command.params.limit ?? THREADS_SNAPSHOT_DEFAULT);
+      return { ...success(command, { subscription_id: subscriptionId, threads }), afterSend: start };
+    }
+    case "threads.unsubscribe": {
+      const host = ctx.host ?? unsupported(command.method, "over HTTP");
+      if (!host.unsubscribeThreads(command.params.subscription_id)) {
+        throw new SwitchboardError("no_such_subscription", `no threads subscription ${command.params.subscription_id} on this connection`);
       }
       return success(command, {});
     }
@@ -296,6 +321,8 @@ async function dispatch(command: ProtocolCommand, thread: ThreadRecord, ctx: Com
       return unsupported(command.method, "by this hub yet");
     case "queue.subscribe":
     case "queue.unsubscribe":
+    case "threads.subscribe":
+    case "threads.unsubscribe":
       // Handled by dispatchThreadless before a thread is looked up.
       return unsupported(command.method, "on a thread");
     default:

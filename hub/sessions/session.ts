@@ -5,18 +5,19 @@
  * connection's subscriptions — one log attachment per thread, so an event is
  * sent at most once per connection however many filters it matches.
  * Also its review-queue subscriptions (an event the thread already brought
- * is not sent again) and its presence rooms (left on close).
+ * is not sent again), its watches of the tenant's thread records, and its
+ * presence rooms (left on close).
  * Thread-bound (`/threads/:id/stream/events`) or multiplexed (`/ws`).
  */
 import { nanoid } from "nanoid";
 import type { Principal } from "../auth/index.ts";
 import type { PresenceResult } from "../presence/index.ts";
 import { channelOf, decodeCommand, encodeResponse, errorResponse, errorResponseOf, matchesSubscription } from "../protocol/index.ts";
-import type { Channel, ErrorResponse, ProtocolEvent, SubscriptionFilter } from "../protocol/index.ts";
+import type { Channel, ErrorResponse, ProtocolEvent, SubscriptionFilter, ThreadRecordJson } from "../protocol/index.ts";
 import { activeClaim, claimedEvent, requestedEvent, reviewInfo } from "../review/index.ts";
 import type { PresenceRoomRef } from "../presence/index.ts";
 import type { HubServices } from "../services.ts";
-import type { ThreadRecord } from "../runs/index.ts";
+import { threadRecordJson, threadStatusEvent, type ThreadRecord } from "../runs/index.ts";
 import type { LogEntry, LogSubscriber, ReplayResult, ThreadLog } from "../threads/index.ts";
 import { handleCommand, type CommandReply, type SubscriptionHost } from "./commands.ts";
 import { Outbox, type SocketPort } from "./outbox.ts";
@@ -118,6 +119,8 @@ export class Session implements SubscriptionHost {
   #presenceId: string | undefined;
   /** Queue subscriptions: id -> queue name. */
   #queues: Map<string, string> | undefined;
+  /** `threads.subscribe` watchers of this connection (ids in services.threadWatch). */
+  #threadWatches: Set<string> | undefined;
 
   constructor(options: SessionOptions) {
     this.#principal = options.principal;
@@ -277,6 +280,48 @@ export class Session implements SubscriptionHost {
     return true;
   }
 
+  async subscribeThreads(limit: number): Promise<{ subscriptionId: string; threads: ThreadRecordJson[]; start: () => void }> {
+    const { threadWatch, store, metrics } = this.#services;
+    const tenant = this.#principal.tenant;
+    // Changes wait until the snapshot is out, so a client never sees a newer record overwritten by an older one.
+    let held: ThreadRecord[] | undefined = [];
+    const subscriptionId = threadWatch.subscribe({
+      tenant,
+      deliver: (thread) => {
+        if (held) held.push(thread);
+        else this.#outbox.sendEvent(threadStatusEvent(thread));
+      },
+    });
+    (this.#threadWatches ??= new Set()).add(subscriptionId);
+    metrics.subscriptions++;
+    let threads: ThreadRecord[];
+    try {
+      threads = await store.listThreads(tenant, { limit });
+    } catch (error) {
+      this.unsubscribeThreads(subscriptionId);
+      throw error;
+    }
+    const start = (): void => {
+      const changes = held ?? [];
+      held = undefined;
+      if (this.#closed) return;
+      // What the snapshot already shows, or something older, is not sent (ISO stamps of one store order by text).
+      const shown = new Map(threads.map((t) => [t.threadId, t.updatedAt]));
+      for (const thread of changes) {
+        const seen = shown.get(thread.threadId);
+        if (seen === undefined || thread.updatedAt > seen) this.#outbox.sendEvent(threadStatusEvent(thread));
+      }
+    };
+    return { subscriptionId, threads: threads.map(threadRecordJson), start };
+  }
+
+  unsubscribeThreads(subscriptionId: string): boolean {
+    if (!this.#threadWatches?.delete(subscriptionId)) return false;
+    this.#services.threadWatch.unsubscribe(subscriptionId);
+    this.#services.metrics.subscriptions--;
+    return true;
+  }
+
   updatePresence(room: PresenceRoomRef, update: string): PresenceResult {
     // Never joined a room: the presence hub refuses it as not_joined.
     return this.#services.presence.update(room, this.#presenceId ?? "", this.#principal, update);
@@ -335,7 +380,7 @@ export class Session implements SubscriptionHost {
 
   /** Thread and queue subscriptions (the idle timeout spares a socket that has any). */
   get subscriptionCount(): number {
-    let n = this.#queues?.size ?? 0;
+    let n = (this.#queues?.size ?? 0) + (this.#threadWatches?.size ?? 0);
     for (const a of this.#allAttachments()) n += a.size;
     return n;
   }
@@ -354,6 +399,11 @@ export class Session implements SubscriptionHost {
       this.#services.metrics.subscriptions--;
     }
     this.#queues = undefined;
+    for (const id of this.#threadWatches ?? []) {
+      this.#services.threadWatch.unsubscribe(id);
+      this.#services.metrics.subscriptions--;
+    }
+    this.#threadWatches = undefined;
     if (this.#presenceId !== undefined) this.#services.presence.disconnect(this.#presenceId);
     this.#outbox.dispose();
     for (const { thread, runId } of this.#owned ?? []) {

@@ -6,6 +6,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { HubClientError, type ThreadHandle } from "../../client/index.ts";
 import { humanMessage } from "../../engine/index.ts";
+import { internalsOf } from "../../hub/hub.ts";
 import { REPORT, WAIT, recordingClient, startTestHub } from "../support/client-hub.ts";
 
 const hubModule: Record<string, unknown> = await import("../../hub/index.ts");
@@ -181,5 +182,49 @@ describe.skipIf(!hubReady)("SDK against the real hub", () => {
     expect(seen).toEqual(reference);
     expect(thread.state.values).toEqual(watcher.state.values);
     expect(thread.interrupts.map((i) => i.interrupt_id)).toEqual(watcher.interrupts.map((i) => i.interrupt_id));
+  });
+
+  it("threads(): the tenant's threads with their status, live, and the list again after a reconnect", async () => {
+    const hub = await startTestHub();
+    const { client, sockets } = recordingClient(hub);
+    const operator = recordingClient(hub).client;
+    await operator.thread("t-list-old").run("review", { topic: "old" });
+    await statusOf(operator.thread("t-list-old"), "interrupted");
+    const list = client.threads();
+    await list.subscribe(10);
+    const statusOfThread = (id: string) => list.threads.find((t) => t.thread_id === id)?.status;
+    expect(list.threads.map((t) => [t.thread_id, t.status])).toEqual([["t-list-old", "interrupted"]]);
+
+    const seen: string[] = [];
+    list.on("threads", (threads) => {
+      const s = threads.find((t) => t.thread_id === "t-list-new")?.status;
+      if (s !== undefined && s !== seen.at(-1)) seen.push(s);
+    });
+    const fresh = operator.thread("t-list-new");
+    await fresh.run("review", { topic: "new" });
+    await vi.waitFor(() => expect(statusOfThread("t-list-new")).toBe("interrupted"), WAIT);
+    expect(seen).toEqual(expect.arrayContaining(["busy", "interrupted"]));
+    expect(list.threads[0]?.thread_id).toBe("t-list-new"); // newest first
+
+    // Cut the socket; the answer lands while the list's client is away.
+    await statusOf(fresh, "interrupted");
+    sockets[0]?.terminate();
+    await fresh.respond(fresh.interrupts[0]?.interrupt_id ?? "", { approve: true });
+    await statusOf(fresh, "completed");
+    await vi.waitFor(() => expect(statusOfThread("t-list-new")).toBe("idle"), WAIT);
+    expect(sockets.length).toBeGreaterThanOrEqual(2);
+    await list.close();
+    expect(list.listenerCount).toBe(0);
+    await vi.waitFor(() => expect(internalsOf(hub).threadWatch.size).toBe(0), WAIT);
+
+    // Shown and left at once (React's strict mode does it): the first subscription does not linger on the hub.
+    const again = client.threads();
+    const first = again.subscribe();
+    await again.unsubscribe();
+    await again.subscribe();
+    await first;
+    await vi.waitFor(() => expect(internalsOf(hub).threadWatch.size).toBe(1), WAIT);
+    expect(again.threads.map((t) => t.thread_id)).toEqual(["t-list-new", "t-list-old"]);
+    await again.unsubscribe();
   });
 });

@@ -26,6 +26,8 @@ const VALID: Record<CommandMethod, unknown> = {
   },
   "queue.subscribe": { id: 10, method: "queue.subscribe", params: { queue: "legal-review" } },
   "queue.unsubscribe": { id: 11, method: "queue.unsubscribe", params: { subscription_id: "q1" } },
+  "threads.subscribe": { id: 17, method: "threads.subscribe", params: { limit: 20 } },
+  "threads.unsubscribe": { id: 18, method: "threads.unsubscribe", params: { subscription_id: "t_1" } },
   "agent.getTree": { id: 12, method: "agent.getTree", params: {} },
   "state.get": { id: 13, method: "state.get", params: { namespace: [], keys: ["messages"] } },
   "state.listCheckpoints": { id: 14, method: "state.listCheckpoints", params: { limit: 10, before: "cp9" } },
