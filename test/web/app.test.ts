@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { HubClient } from "../../client/index.ts";
 import { signInLink } from "../../client/cli/commands/token.ts";
 import { mintToken } from "../../hub/auth/index.ts";
@@ -59,6 +59,16 @@ async function person(url: string): Promise<Page> {
 const token = (sub: string, name: string, roles: string[], expiresIn = "1h") => mintToken({ sub, name, roles, expiresIn }, SECRET);
 
 describe.skipIf(!hasChromium())("the web app in Chromium", { timeout: 60_000 }, () => {
+  it("serves React's production build, whatever NODE_ENV the builder ran under (vitest sets test)", async () => {
+    const hub = await hubWith();
+    const html = await (await fetch(`${hub.url}/`)).text();
+    const script = /src="(\/assets\/index-[\w-]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const js = await (await fetch(`${hub.url}${script}`)).text();
+    expect(js).toContain("react.transitional.element");
+    expect(js).not.toContain("react-stack-top-frame"); // only in React's development build
+  });
+
   it("two reviewers see the item appear live, race Approve: one wins, the other is told who", async () => {
     const hub = await hubWith({ jwtSecret: SECRET });
     const ada = await person(signInLink(hub.url, await token("u_ada", "Ada", ["reviewer", "observer"])));
@@ -195,6 +205,24 @@ describe.skipIf(!hasChromium())("the web app in Chromium", { timeout: 60_000 }, 
     await a.locator('[aria-label="Run status"]').getByText("completed").waitFor(UI);
     await a.getByRole("heading", { name: "Questions" }).waitFor(UI);
     expect(await a.locator(".question-done").filter({ hasText: "answered by Developer" }).count()).toBe(3);
+  });
+
+  it("the threads page is live: a run started elsewhere appears, and its status follows it", async () => {
+    const hub = await hubWith({ tokenDelayMs: 20 });
+    const page = await person(`${hub.url}/#/threads`);
+    await page.getByText("No threads yet.").waitFor(UI);
+    expect(await page.getByRole("button", { name: "Refresh" }).count()).toBe(0);
+
+    const operator = sdk(hub);
+    const thread = operator.thread("live-threads-1");
+    await thread.run("review", { topic: "the launch" });
+    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "Thread live-threads-1" }) });
+    await row.getByText("running").waitFor(UI);
+    await row.getByText("waiting for review").waitFor(UI);
+    await vi.waitFor(() => expect(thread.interrupts).toHaveLength(1), UI);
+    await thread.respond(thread.interrupts[0]?.interrupt_id ?? "", { approve: true });
+    await row.getByText("idle").waitFor(UI);
+    await expect(row.getByRole("cell").nth(1).textContent()).resolves.toBe("review");
   });
 
   it("JWT: a sign-in link hands the token over once; an expired token returns to sign-in", async () => {

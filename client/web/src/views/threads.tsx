@@ -1,49 +1,56 @@
 /**
- * Threads: the tenant's recent threads with their status per assistant, and
- * (for operators) a form that starts a run on a new thread and opens its run
- * view. The list is read again whenever the inbox changes or the connection
- * comes back.
+ * Threads: the tenant's recent threads with their status per assistant,
+ * pushed live by the hub (`client.threads()`: a snapshot, then every change),
+ * and (for operators) a form that starts a run on a new thread and opens its
+ * run view.
  */
-import { useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
+import { useEffect, useMemo, useState, type ReactNode } from "react";
+import type { ThreadListEvents } from "../../../index.ts";
 import type { AssistantInfo, ThreadRecordJson } from "../../../../hub/protocol/index.ts";
 import { StatusPill } from "../components/status.tsx";
 import { ago, shortId } from "../format.ts";
-import { hasRole, useConnectionState, useNow, useQueueItems, useSession } from "../hub.tsx";
+import { hasRole, useNow, useSession, useSlice } from "../hub.tsx";
 import { hrefOf, navigate } from "../router.ts";
-import { INBOX_QUEUE } from "./inbox.tsx";
 import { StartRunForm } from "./operator.tsx";
+
+/** How many threads the page follows (the hub's snapshot limit is 200). */
+const SHOWN = 100;
 
 export function ThreadsView(): ReactNode {
   const { client, me } = useSession();
-  const state = useConnectionState(client);
-  const inbox = useMemo(() => client.queue(INBOX_QUEUE), [client]);
-  const { items, resolved } = useQueueItems(inbox);
+  const list = useMemo(() => client.threads(), [client]);
+  const threads = useSlice<ThreadListEvents, "threads", readonly ThreadRecordJson[]>(list, "threads", () => list.threads);
   const now = useNow(5000);
-  const [threads, setThreads] = useState<ThreadRecordJson[] | null>(null);
+  const [ready, setReady] = useState(list.subscribed);
   const [assistants, setAssistants] = useState<AssistantInfo[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
   const [assistantFilter, setAssistantFilter] = useState("");
 
-  const load = useCallback(() => {
-    client.listThreads(100).then(
-      (list) => (setThreads(list), setProblem(null)),
-      (e: unknown) => setProblem(e instanceof Error ? e.message : String(e)),
+  // Followed while the page is shown; the SDK restores it after a reconnect.
+  useEffect(() => {
+    let gone = false;
+    list.subscribe(SHOWN).then(
+      () => !gone && (setReady(true), setProblem(null)),
+      (e: unknown) => !gone && setProblem(e instanceof Error ? e.message : String(e)),
     );
-  }, [client]);
-  useEffect(load, [load, items, resolved, state]);
+    return () => {
+      gone = true;
+      void list.unsubscribe().catch(() => undefined);
+    };
+  }, [list]);
   useEffect(() => {
     client.assistants().then(setAssistants, () => undefined);
   }, [client]);
 
-  const shown = (threads ?? []).filter((t) => assistantFilter === "" || t.assistant_id === assistantFilter);
-  const names = [...new Set((threads ?? []).map((t) => t.assistant_id).filter((a): a is string => a !== null))].sort();
+  const shown = threads.filter((t) => assistantFilter === "" || t.assistant_id === assistantFilter);
+  const names = [...new Set(threads.map((t) => t.assistant_id).filter((a): a is string => a !== null))].sort();
 
   return (
     <main className="page">
       <div className="page-head">
         <div>
           <h1>Threads</h1>
-          <p className="muted">Recent threads of your team; open one to watch it live.</p>
+          <p className="muted">Recent threads of your team, updated live; open one to watch its run.</p>
         </div>
         <div className="toolbar">
           <label className="select">
@@ -55,9 +62,6 @@ export function ThreadsView(): ReactNode {
               ))}
             </select>
           </label>
-          <button type="button" className="btn btn-small" onClick={load}>
-            Refresh
-          </button>
         </div>
       </div>
       {hasRole(me, "operator") && assistants.length > 0 && (
@@ -78,7 +82,7 @@ export function ThreadsView(): ReactNode {
           {problem}
         </p>
       )}
-      {threads === null ? (
+      {!ready && threads.length === 0 ? (
         <p className="muted">Loading…</p>
       ) : shown.length === 0 ? (
         <div className="empty">
