@@ -68,6 +68,19 @@ export const jwksSchema = z.strictObject({
   cacheMaxAgeMs: positiveInt.optional(),
 });
 
+export const MIN_RUN_LEASE_MS = 500;
+
+/** HubConfig.cluster (see cluster-config.ts). */
+export const clusterSchema = z.strictObject({
+  databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL"),
+  redisUrl: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
+  nodeId: z.string().min(1).max(200).optional(),
+  runLeaseMs: z.number().int().min(MIN_RUN_LEASE_MS).optional(),
+  schema: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, "must be lower-case letters, digits and _").optional(),
+  redisPrefix: z.string().min(1).max(100).optional(),
+});
+
+
 export const hubConfigSchema = z.strictObject({
   port: port.optional(),
   host: z.string().min(1).optional(),
@@ -82,6 +95,7 @@ export const hubConfigSchema = z.strictObject({
   transformEvent: fn("(event, threadId) => event | null").optional(),
   review: reviewConfigSchema.optional(),
   logger: loggerSchema.optional(),
+  cluster: clusterSchema.optional(),
 });
 
 /** An origin as a browser sends it: scheme://host[:port], nothing after. */

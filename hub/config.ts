@@ -9,6 +9,7 @@ import type { ReviewConfig } from "./review/index.ts";
 import type { EventTransformer } from "./threads/index.ts";
 import { MIN_SECRET_BYTES } from "./auth/jwt.ts";
 import { ConfigError, checkConfig, hubConfigSchema, isOrigin, type limitsSchema } from "./config-schema.ts";
+import { CLUSTER_ENV_VARS, clusterFromEnv, type ClusterConfig } from "./cluster-config.ts";
 import { consoleLogger, type Logger } from "./logger.ts";
 
 export interface HubLimits {
@@ -74,6 +75,8 @@ export interface HubConfig {
   webRoot?: string | null;
   /** Demo token delay (ms) when the default demo assistants are served. */
   demoTokenDelayMs?: number;
+  /** One of several nodes: the Postgres (and Redis) they share. See docs/operations.md, "Running several nodes". */
+  cluster?: ClusterConfig;
   limits?: Partial<HubLimits>;
   /**
    * How a refused WebSocket upgrade is answered: "http" (401/403/404 before the
@@ -143,9 +146,18 @@ export const HUB_ENV_VARS = [
   "SWITCHBOARD_JWT_ISSUER",
   "SWITCHBOARD_JWT_AUDIENCE",
   "SWITCHBOARD_ALLOWED_ORIGINS",
+  "SWITCHBOARD_DEMO_TOKEN_DELAY_MS",
+  ...CLUSTER_ENV_VARS,
 ] as const;
 
 type HubEnv = Partial<Record<(typeof HUB_ENV_VARS)[number], string>>;
+
+/** SWITCHBOARD_DEMO_TOKEN_DELAY_MS: the demo assistants' pace (what `npm start` and `switchboard serve` both honour). */
+function demoDelayFromEnv(value: string | undefined): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!/^\d+$/.test(value)) throw new ConfigError("CONFIG_ERR_INVALID", `SWITCHBOARD_DEMO_TOKEN_DELAY_MS must be a whole number of milliseconds, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
 
 const list = (value: string | undefined): string[] => (value ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
 
@@ -174,6 +186,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfig {
     ...(origins.length > 0 ? { allowedOrigins: origins } : {}),
     logger: consoleLogger,
   };
+  const delay = demoDelayFromEnv(e.SWITCHBOARD_DEMO_TOKEN_DELAY_MS);
+  if (delay !== undefined) config.demoTokenDelayMs = delay;
+  const cluster = clusterFromEnv(env);
+  if (cluster !== undefined) config.cluster = cluster;
   const jwksUrl = e.SWITCHBOARD_JWKS_URL;
   if (jwksUrl !== undefined && jwksUrl !== "") {
     const audience = list(e.SWITCHBOARD_JWT_AUDIENCE);

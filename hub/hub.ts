@@ -19,6 +19,8 @@ import { PresenceRelay } from "./presence/index.ts";
 import { ReviewCoordinator } from "./review/index.ts";
 import { AssistantRegistry } from "./runs/assistants.ts";
 import { RunManager, ThreadWatch, watchedStore } from "./runs/index.ts";
+import { RunOwnership } from "./runs/ownership.ts";
+import { DEFAULT_RUN_LEASE_MS, defaultNodeId } from "./cluster-config.ts";
 import type { HubServices } from "./services.ts";
 import { SubscriptionDirectory } from "./sessions/directory.ts";
 import { openStorage, type Storage } from "./storage/index.ts";
@@ -70,18 +72,21 @@ export async function createHub(input: HubConfig = {}): Promise<Hub> {
   const logger = config.logger ?? consoleLogger;
   const limits = { ...DEFAULT_LIMITS, ...config.limits };
   const auth = createAuthenticator({ secret: config.jwtSecret, jwks: config.jwks });
+  // Several nodes: the lease token of each thread this node runs; its checkpoint writes are fenced by it.
+  const fences = new Map<string, number>();
   // Config errors first, then the data dir's lock (openStorage takes it before reading anything).
-  const storage = openStorage(config.dataDir === undefined ? "./data" : config.dataDir);
+  const storage = await openStorage({ dataDir: config.dataDir === undefined ? "./data" : config.dataDir, cluster: config.cluster, fences, replayCapacity: limits.replayCapacity });
   try {
-    return await assemble(config, logger, limits, auth, storage);
+    return await assemble(config, logger, limits, auth, storage, fences);
   } catch (error) {
     // A hub that failed to start leaves the data dir as it found it: unlocked.
-    storage.close();
+    await storage.close();
     throw error;
   }
 }
 
-async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, auth: Authenticator, opened: Storage): Promise<Hub> {
+async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, auth: Authenticator, opened: Storage, fences: Map<string, number>): Promise<Hub> {
+  const cluster = config.cluster;
   // Thread records as they change reach `threads.subscribe` (the web app's threads list), whatever writes them.
   const threadWatch = new ThreadWatch((error) => logger.error(`thread watcher: ${String(error)}`));
   const storage: Storage = { ...opened, store: watchedStore(opened.store, threadWatch) };
@@ -95,7 +100,20 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     maxLogs: limits.maxLoadedThreads,
     transform: config.transformEvent,
     inUse: (threadId) => runs.isBusy(threadId),
+    bus: storage.bus,
+    onError: (error, context) => logger.error(`${context}: ${String(error)}`),
   });
+  const ownership = storage.leases && cluster
+    ? new RunOwnership({
+        leases: storage.leases,
+        nodeId: cluster.nodeId ?? defaultNodeId(),
+        leaseMs: cluster.runLeaseMs ?? DEFAULT_RUN_LEASE_MS,
+        logs,
+        fences,
+        bus: storage.bus,
+        onError: (error, context) => logger.error(`${context}: ${String(error)}`),
+      })
+    : undefined;
   const runs: RunManager = new RunManager({
     store: storage.store,
     checkpointer: storage.checkpointer,
@@ -107,6 +125,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
       const item = await storage.reviews.getItem(interruptId);
       return item && item.threadId === threadId ? { namespace: item.namespace, node: item.node } : undefined;
     },
+    ...(ownership ? { ownership, resumeOf: (runId: string) => reviews.resumeOf(runId), waitingResume: (threadId: string) => reviews.waitingResume(threadId) } : {}),
   });
   const reviews = new ReviewCoordinator({
     reviewStore: storage.reviews,
@@ -116,17 +135,19 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     logger,
     config: config.review ?? {},
     openMode: auth.mode === "open",
+    cluster: cluster !== undefined,
   });
   runs.observe(reviews);
   const presence = new PresenceRelay({ onError: (error, context) => logger.error(`presence ${context}: ${String(error)}`) });
   const origins = originPolicy(config.allowedOrigins);
-  const services: HubServices = { store: storage.store, threadWatch, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(), reviews, presence };
+  const services: HubServices = { store: storage.store, threadWatch, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(undefined, storage.subscriptions), reviews, presence };
 
   const abandoned = await runs.recover();
   // Answers a dead process accepted and handed to a resume it never finished: applied now, once.
   const reapplied = await reviews.recoverResumes();
   if (reapplied.length > 0) logger.warn(`re-applied the accepted answers of ${reapplied.length} resume(s) a previous process left unfinished`);
   reviews.start();
+  ownership?.startSweeper((lease) => runs.takeOver(lease));
   if (abandoned.length > 0) logger.warn(`marked ${abandoned.length} run(s) left by a previous process as abandoned; their threads can be resumed`);
   if (auth.mode === "open") {
     logger.warn("!!! OPEN DEV MODE: SWITCHBOARD_JWT_SECRET is not set — every request is the 'dev' principal with all roles. Do not expose this hub. !!!");
@@ -191,9 +212,10 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
         });
       }
       presence.dispose();
+      await logs.close();
       await storage.reviews.close();
       await storage.store.close();
-      storage.close();
+      await storage.close();
     },
   };
   internals.set(hub, services);

@@ -139,8 +139,7 @@ export function toHubConfig(config: SwitchboardConfig, flags: ServeFlags, env: N
   const demo = config.demo ?? own === undefined;
   const jwtSecret = config.auth && "jwtSecret" in config.auth ? config.auth.jwtSecret : base.jwtSecret;
   const jwks = config.auth?.jwks ?? base.jwks;
-  const delay = Number(env["SWITCHBOARD_DEMO_TOKEN_DELAY_MS"] ?? Number.NaN);
-  const demoFactory = demoAssistants(Number.isFinite(delay) && delay >= 0 ? { tokenDelayMs: delay } : {});
+  const demoFactory = demoAssistants(base.demoTokenDelayMs === undefined ? {} : { tokenDelayMs: base.demoTokenDelayMs });
   const dataDir = flags.dataDir !== undefined ? flags.dataDir : config.dataDir !== undefined ? config.dataDir : base.dataDir;
   return {
     ...base,

@@ -86,13 +86,24 @@ export interface PostgresSaverOptions {
   poolConfig?: PoolConfig;
   /** The schema holding the tables; created if missing. Default "switchboard". */
   schema?: string;
+  /**
+   * Runs before every write (put, putWrites, deleteThread) in the write's own
+   * transaction; throwing refuses the write. A hub with several nodes fences
+   * here: a node whose run lost its lease must not write the thread again.
+   */
+  writeGuard?: WriteGuard;
 }
+
+/** A query inside the write's transaction. */
+export type GuardQuery = (sql: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
+export type WriteGuard = (threadId: string, query: GuardQuery) => Promise<void>;
 
 export class PostgresSaver implements Checkpointer {
   readonly pool: Pool;
   readonly schema: string;
   readonly #ownsPool: boolean;
   readonly #sql: ReturnType<typeof statements>;
+  readonly #guard: WriteGuard | undefined;
 
   /** Connects, creates or migrates the schema, and returns a ready saver. */
   static async open(options: PostgresSaverOptions): Promise<PostgresSaver> {
@@ -101,7 +112,7 @@ export class PostgresSaver implements Checkpointer {
     const ownsPool = options.pool === undefined;
     const pool =
       options.pool ?? new pg.Pool({ ...options.poolConfig, connectionString: options.connectionString });
-    const saver = new PostgresSaver(pool, schema, ownsPool);
+    const saver = new PostgresSaver(pool, schema, ownsPool, options.writeGuard);
     try {
       await migrate(pool, { schema: saver.schema, component: "checkpoints", migrations: CHECKPOINT_MIGRATIONS });
     } catch (error) {
@@ -111,8 +122,9 @@ export class PostgresSaver implements Checkpointer {
     return saver;
   }
 
-  private constructor(pool: Pool, schema: string, ownsPool: boolean) {
+  private constructor(pool: Pool, schema: string, ownsPool: boolean, guard: WriteGuard | undefined) {
     this.pool = pool;
+    this.#guard = guard;
     this.schema = schema;
     this.#ownsPool = ownsPool;
     this.#sql = statements(quoteSchema(schema));
@@ -170,7 +182,7 @@ export class PostgresSaver implements Checkpointer {
     if (typeof checkpointId !== "string" || checkpointId === "") {
       throw new TypeError("checkpoint.id must be a non-empty string");
     }
-    await this.pool.query(this.#sql.upsertCheckpoint, [
+    await this.#write(threadId, this.#sql.upsertCheckpoint, [
       threadId,
       checkpointNs,
       checkpointId,
@@ -196,7 +208,7 @@ export class PostgresSaver implements Checkpointer {
     const channels = writes.map(([channel]) => channel);
     const values = writes.map(([, value]) => encodeWriteValue(value) ?? null);
     try {
-      await this.pool.query(this.#sql.upsertWrites, [threadId, checkpointNs, checkpointId, taskId, channels, values]);
+      await this.#write(threadId, this.#sql.upsertWrites, [threadId, checkpointNs, checkpointId, taskId, channels, values]);
     } catch (error) {
       if (error instanceof pg.DatabaseError && error.code === FOREIGN_KEY_VIOLATION) {
         throw new CheckpointNotFoundError(threadId, checkpointId, checkpointNs);
@@ -207,7 +219,28 @@ export class PostgresSaver implements Checkpointer {
 
   async deleteThread(threadId: string): Promise<void> {
     // Writes go with their checkpoints (ON DELETE CASCADE), in one statement.
-    await this.pool.query(this.#sql.deleteThread, [threadId]);
+    await this.#write(threadId, this.#sql.deleteThread, [threadId]);
+  }
+
+  /** One statement; with a guard, in a transaction that runs the guard first. */
+  async #write(threadId: string, sql: string, params: unknown[]): Promise<void> {
+    const guard = this.#guard;
+    if (guard === undefined) {
+      await this.pool.query(sql, params);
+      return;
+    }
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      await guard(threadId, (text, values) => client.query(text, values));
+      await client.query(sql, params);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   /** Ends the pool if this saver made it. */

@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, retryable: false, spec: false, description: "The frame or a field exceeds the hub's size limit." },
   rate_limited: { status: 429, retryable: true, spec: false, description: "Too many commands; retry after `details.retry_after_ms`." },
   slow_consumer: { status: 503, retryable: true, spec: false, description: "The client did not read fast enough; reconnect with the last seq." },
+  unavailable: { status: 503, retryable: true, spec: false, description: "A service the hub needs (its database or event bus) is unreachable; nothing was stored — retry." },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

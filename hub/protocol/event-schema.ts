@@ -149,6 +149,9 @@ const lifecycleCause = z.union([
 const lifecycleData = z.looseObject({
   event: z.enum(["started", "running", "completed", "failed", "interrupted"]),
   cancelled: z.literal(true).optional(),
+  taken_over: z.literal(true).optional(),
+  node_id: str.optional(),
+  previous_node_id: str.optional(),
   graph_name: str.optional(),
   cause: lifecycleCause.optional(),
   error: str.optional(),

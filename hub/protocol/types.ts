@@ -236,7 +236,12 @@ export interface ThreadsSubscribeResult {
  * cancelled: true }` (`cancelled` is an extension): 0.0.21 has no cancelled
  * status and the official SDK ends a run only on completed/failed/interrupted.
  */
-export type LifecycleData = SpecLifecycleData & { cancelled?: true };
+/**
+ * Extensions: `cancelled`; with several nodes, a run continued by another
+ * node after its own died is announced with `taken_over`, the new `node_id`
+ * and the `previous_node_id`.
+ */
+export type LifecycleData = SpecLifecycleData & { cancelled?: true; taken_over?: true; node_id?: string; previous_node_id?: string };
 
 /** `input.answered` data; `answered_by` / `answered_at` are extensions. */
 export type InputAnsweredData = SpecInputAnsweredData & { answered_by?: Actor; answered_at?: number };

@@ -60,6 +60,8 @@ interface CoordinatorOptions {
   config: ReviewConfig;
   /** Open dev mode: every request is the same principal, who may approve their own runs. */
   openMode: boolean;
+  /** One of several nodes (runs hold leases). */
+  cluster?: boolean;
 }
 
 export class ReviewCoordinator implements RunObserver {
@@ -291,6 +293,9 @@ export class ReviewCoordinator implements RunObserver {
     const resumed: string[] = [];
     for (const batch of await this.service.unappliedResumes()) {
       try {
+        // Several nodes: a resume run still recorded as running holds a lease; its takeover continues it.
+        const run = this.#o.cluster ? await this.#o.hubStore.getRun(batch.resumeRunId) : undefined;
+        if (run && (run.status === "running" || run.status === "pending")) continue;
         const thread = await this.#o.hubStore.getThread(batch.threadId, batch.tenant);
         const pending = thread ? await this.#o.runs.pendingOf(thread) : new Set<string>();
         const answers = Object.fromEntries(Object.entries(batch.answers).filter(([id]) => pending.has(id)));
@@ -314,12 +319,33 @@ export class ReviewCoordinator implements RunObserver {
     return resumed;
   }
 
+  /** A resume taken for the thread whose run never started (the thread was busy), oldest first. */
+  async waitingResume(threadId: string): Promise<ResumeBatch | undefined> {
+    for (const batch of await this.service.unappliedResumes()) {
+      if (batch.threadId !== threadId) continue;
+      const run = await this.#o.hubStore.getRun(batch.resumeRunId);
+      if (run === undefined || run.status === "pending") return batch;
+    }
+    return undefined;
+  }
+
+  /** The answers a resume run took and has not applied yet (a takeover continues it with them). */
+  async resumeOf(runId: string): Promise<ResumeBatch | undefined> {
+    return (await this.service.unappliedResumes()).find((b) => b.resumeRunId === runId);
+  }
+
   #onEvent({ item, audience, event }: ReviewEvent): void {
     let sent: ProtocolEvent = event;
     if (audience === "all") {
-      // The thread's subscribers get it through the log (with the thread's next seq).
-      const [entry] = this.#o.logs.get(item.threadId)?.publish([event]) ?? [];
-      if (entry) sent = entry.event;
+      // The thread's subscribers get it through the log (with the thread's next seq);
+      // with several nodes, through the bus, whichever node runs the thread.
+      const log = this.#o.logs.get(item.threadId);
+      if (log && !log.onBus) {
+        const [entry] = log.publish([event]);
+        if (entry) sent = entry.event;
+      } else {
+        this.#o.logs.send(item.threadId, [event])?.catch(() => undefined);
+      }
     }
     this.queues.deliver(item, sent);
   }

@@ -100,9 +100,24 @@ function detailsOf(error: EngineError): Record<string, unknown> | undefined {
   return undefined;
 }
 
+/**
+ * Error codes of a database or bus that cannot be reached (node's socket
+ * errors, Postgres connection and shutdown SQLSTATEs, the event bus's).
+ */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "57P01", "57P02", "57P03", "08000", "08001", "08003", "08006", "BUS_UNAVAILABLE"]);
+
+function isUnreachable(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && UNREACHABLE.has(code)) return true;
+  // pg reports a pool that cannot connect with a plain Error.
+  return error instanceof Error && /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error/.test(error.message);
+}
+
 /** Any error as a SwitchboardError with a wire code (unknown_error for the unexpected). */
 export function toSwitchboardError(error: unknown): SwitchboardError {
   if (error instanceof SwitchboardError) return error;
+  if (isUnreachable(error)) return new SwitchboardError("unavailable", `a service the hub needs is unreachable: ${error instanceof Error ? error.message : String(error)}`);
   if (error instanceof EngineError) return new SwitchboardError(ENGINE_TO_WIRE[error.code] ?? "unknown_error", error.message, detailsOf(error));
   return new SwitchboardError("unknown_error", error instanceof Error ? error.message : String(error));
 }

@@ -43,8 +43,12 @@ export interface RunOptions {
   context?: unknown;
 }
 
-/** Why a run was aborted; its outcome follows from it. */
-export type AbortKind = "cancelled" | "shutdown";
+/**
+ * Why a run was aborted; its outcome follows from it. With several nodes,
+ * "handover": this node stops and another continues the run; "fenced": this
+ * node lost the run's lease (another node has taken it over).
+ */
+export type AbortKind = "cancelled" | "shutdown" | "handover" | "fenced";
 
 export class RunAbort extends Error {
   readonly kind: AbortKind;
@@ -74,14 +78,20 @@ export async function executeRun(plan: RunPlan, log: ThreadLog, signal: AbortSig
   const count = (entries: readonly LogEntry[]): void => {
     metrics.eventsPublished += entries.length;
   };
-  // Synchronous for every batch but the rare one that asks: no await per token.
-  const publish = (events: ProtocolEvent[]): Promise<void> | undefined => {
-    if (asking === undefined || !events.some((e) => e.method === "input.requested")) {
-      count(log.publish(events));
+  // One node: numbered here. Several: sent to the bus, which may ask the run to wait (its buffer is full).
+  const emit = (events: readonly ProtocolEvent[], transformed: boolean): Promise<void> | undefined => {
+    if (!log.onBus) {
+      count(log.publish(events, { transformed }));
       return undefined;
     }
+    metrics.eventsPublished += events.length;
+    return log.send(events, { transformed });
+  };
+  // Synchronous for every batch but the rare one that asks: no await per token.
+  const publish = (events: ProtocolEvent[]): Promise<void> | undefined => {
+    if (asking === undefined || !events.some((e) => e.method === "input.requested")) return emit(events, false);
     const transformed = log.transform(events);
-    return asking(transformed).then(() => count(log.publish(transformed, { transformed: true })));
+    return asking(transformed).then(() => emit(transformed, true));
   };
   log.beginRun(runId);
   if (plan.resume && plan.resume.answeredBy !== null) {

@@ -14,3 +14,5 @@ export type { HubStore, MultitaskStrategy, RunRecord, RunStatus, ThreadRecord, T
 export { HubRecordExistsError, isFinalRunStatus, RUN_STATUSES } from "./records.ts";
 export { ThreadWatch, threadRecordJson, threadStatusEvent, watchedStore } from "./thread-watch.ts";
 export type { ThreadWatcher } from "./thread-watch.ts";
+export { LeaseLostError } from "./leases.ts";
+export type { AcquireResult, LeaseHolder, RunLeases, TakenLease } from "./leases.ts";

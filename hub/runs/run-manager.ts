@@ -15,6 +15,8 @@ import { type HubStore, type MultitaskStrategy, type RunRecord, type ThreadRecor
 import type { ThreadLog, ThreadLogs } from "../threads/index.ts";
 import { resumeMapOf, type ResumeOrder } from "./answers.ts";
 import { RunAbort, executeRun, pendingIds, readHead, type ExecutionResult, type RunOptions, type RunPlan } from "./execute.ts";
+import type { TakenLease } from "./leases.ts";
+import type { HeldLease, RunOwnership } from "./ownership.ts";
 import { RunWaiters } from "./waiters.ts";
 import { seedOf } from "./seed.ts";
 
@@ -47,6 +49,15 @@ export interface RunManagerOptions {
    * Used to rebuild `input.requested` after a restart.
    */
   originOf?: (threadId: string, interruptId: string) => Promise<{ namespace: readonly string[]; node: string | null } | undefined>;
+  /** Several nodes: runs hold the thread's lease; dead nodes' runs are taken over. */
+  ownership?: RunOwnership;
+  /** Several nodes: the resume a run that is taken over should continue with, if it was one. */
+  resumeOf?: (runId: string) => Promise<ResumeOrder | undefined>;
+  /**
+   * Several nodes: resumes taken while another run held the thread, run once
+   * it is free (the node that ends a run starts the first waiting one).
+   */
+  waitingResume?: (threadId: string) => Promise<(ResumeOrder & { startedBy: string }) | undefined>;
 }
 
 export interface StartRequest {
@@ -65,6 +76,8 @@ interface ActiveRun {
   done: Promise<ExecutionResult>;
   /** The head checkpoint when the run began, for `rollback`. */
   startCheckpointId: string | undefined;
+  /** Several nodes: the thread's lease this run holds. */
+  held: HeldLease | undefined;
 }
 
 /** A new run's request, or the answers of a resume that came while the thread was busy. */
@@ -103,8 +116,13 @@ export class RunManager {
     try {
       return await this.#o.store.createThread({ threadId, tenant: principal.tenant, assistantId: null, status: "idle", metadata: {} });
     } catch (error) {
-      // The id is taken in another tenant: indistinguishable from "no such thread".
-      if (error instanceof HubRecordExistsError) throw notFound(threadId);
+      if (error instanceof HubRecordExistsError) {
+        // Created meanwhile by a concurrent request (on any node) — or the id is taken in
+        // another tenant, which is indistinguishable from "no such thread".
+        const raced = await this.#o.store.getThread(threadId, principal.tenant);
+        if (raced) return raced;
+        throw notFound(threadId);
+      }
       throw error;
     }
   }
@@ -161,6 +179,7 @@ export class RunManager {
         forkFrom = request.checkpointId;
       }
       const plan = { ...(await this.#plan(thread, assistant, request.input, forkFrom)), ...(request.options ? { options: request.options } : {}) };
+      const token = await this.#claim(thread.threadId, plan.runId);
       const record = await this.#o.store.createRun({
         runId: plan.runId,
         threadId: thread.threadId,
@@ -171,7 +190,7 @@ export class RunManager {
         multitaskStrategy: request.strategy,
         input: request.input ?? null,
       });
-      await this.#launch(thread, plan, log, principal.sub);
+      await this.#launch(thread, plan, log, principal.sub, token);
       return record;
     });
   }
@@ -190,8 +209,9 @@ export class RunManager {
       const log = await this.openLog(thread);
       if (this.#active.has(thread.threadId)) return this.#enqueue(thread, assistant.id, { kind: "resume", order }, starter, order.resumeRunId);
       const plan = await this.#resumePlan(thread, assistant, log, order);
+      const token = await this.#claim(thread.threadId, plan.runId, RESUME_CLAIM_WAIT_MS);
       const record = await this.#recordRun(thread, assistant.id, plan.runId, starter.sub);
-      await this.#launch(thread, plan, log, starter.sub);
+      await this.#launch(thread, plan, log, starter.sub, token);
       return record;
     });
   }
@@ -210,8 +230,9 @@ export class RunManager {
       const state = await assistant.graph.getState(thread.threadId);
       if (state.config === undefined || state.interrupts.length > 0 || state.next.length === 0) return undefined;
       const log = await this.openLog(thread);
+      const token = await this.#claim(thread.threadId, runId);
       const record = await this.#recordRun(thread, assistant.id, runId, startedBy);
-      await this.#launch(thread, { runId, threadId: thread.threadId, assistant, input: null, headCheckpointId: state.config.checkpointId }, log, startedBy);
+      await this.#launch(thread, { runId, threadId: thread.threadId, assistant, input: null, headCheckpointId: state.config.checkpointId }, log, startedBy, token);
       return record;
     });
   }
@@ -244,6 +265,8 @@ export class RunManager {
 
   /** At start: runs a dead process left running are marked abandoned; their threads can be resumed. */
   async recover(): Promise<RunRecord[]> {
+    // Several nodes: another node's runs are not ours to mark; lapsed leases are taken over instead.
+    if (this.#o.ownership) return [];
     const unfinished = await this.#o.store.listUnfinishedRuns();
     for (const run of unfinished) {
       await this.#o.store.updateRun(run.runId, { status: "abandoned", error: "the hub stopped while the run was in progress" });
@@ -269,8 +292,11 @@ export class RunManager {
       for (const q of queue) await this.#finish(q.record.runId, { status: "cancelled", error: "the hub shut down" });
     }
     this.#queued.clear();
+    this.#o.ownership?.stopSweeper();
     const running = [...this.#active.values()];
-    for (const run of running) run.controller.abort(new RunAbort("shutdown", "the hub is shutting down"));
+    // Several nodes: each run is handed over (another node continues it) rather than abandoned.
+    const abort = this.#o.ownership ? new RunAbort("handover", "this node is shutting down; another node continues the run") : new RunAbort("shutdown", "the hub is shutting down");
+    for (const run of running) run.controller.abort(abort);
     await Promise.allSettled(running.map((r) => r.done));
   }
 
@@ -321,12 +347,17 @@ export class RunManager {
   }
 
   /** Registers the run as active before any await, then executes it in the background. */
-  async #launch(thread: ThreadRecord, plan: RunPlan, log: ThreadLog, startedBy: string): Promise<void> {
+  async #launch(thread: ThreadRecord, plan: RunPlan, log: ThreadLog, startedBy: string, token?: number, announce?: ProtocolEvent): Promise<void> {
     const controller = new AbortController();
     let settle: (result: ExecutionResult) => void = () => {};
-    const active: ActiveRun = { runId: plan.runId, controller, done: new Promise((r) => (settle = r)), startCheckpointId: undefined };
+    const active: ActiveRun = { runId: plan.runId, controller, done: new Promise((r) => (settle = r)), startCheckpointId: undefined, held: undefined };
     this.#active.set(thread.threadId, active);
     try {
+      const ownership = this.#o.ownership;
+      if (ownership && token !== undefined) {
+        active.held = await ownership.hold(thread.threadId, plan.runId, token, () => controller.abort(new RunAbort("fenced", "another node took the run over")));
+      }
+      if (announce) await log.send([announce]);
       active.startCheckpointId = plan.checkpointId ?? plan.headCheckpointId;
       // LangGraph clients (Agent Inbox) find a thread's graph in its metadata.
       const metadata = (await this.#o.store.getThread(thread.threadId, thread.tenant))?.metadata ?? thread.metadata;
@@ -334,6 +365,7 @@ export class RunManager {
       await this.#o.store.updateThread(thread.threadId, { status: "busy", assistantId: plan.assistant.id, ...tagged });
     } catch (error) {
       this.#active.delete(thread.threadId);
+      await active.held?.release().catch(() => undefined);
       const message = error instanceof Error ? error.message : String(error);
       await this.#finish(plan.runId, { status: "failed", error: message }).catch(() => undefined);
       settle({ outcome: { status: "failed", error: message }, pending: new Set(), abort: undefined });
@@ -352,7 +384,23 @@ export class RunManager {
       this.#o.onError?.(error, `executing run ${plan.runId}`);
       result = { outcome: { status: "failed", error: String(error) }, pending: new Set(), abort: undefined };
     }
+    if (result.abort === "fenced" || result.abort === "handover") {
+      // The run is another node's now (or will be at once): it writes nothing more here.
+      try {
+        if (result.abort === "handover") {
+          await this.#o.logs.drained(thread.threadId);
+          await active.held?.handOver();
+        }
+      } catch (error) {
+        this.#o.onError?.(error, `handing run ${plan.runId} over`);
+      } finally {
+        this.#active.delete(thread.threadId);
+      }
+      return result;
+    }
     try {
+      // Several nodes: this run's last events reach the bus before anyone may start the next run.
+      await this.#o.logs.drained(thread.threadId);
       const status = result.abort === "shutdown" ? "abandoned" : result.outcome.status;
       await this.#finish(plan.runId, { status, error: result.outcome.error ?? null });
       const threadStatus: ThreadStatus =
@@ -363,7 +411,9 @@ export class RunManager {
       this.#o.onError?.(error, `recording the end of run ${plan.runId}`);
     } finally {
       this.#active.delete(thread.threadId);
+      await active.held?.release().catch((error: unknown) => this.#o.onError?.(error, `releasing the lease of run ${plan.runId}`));
     }
+    if (this.#o.ownership && !this.#closing) void this.#resumeWaiting(thread);
     if (!this.#closing) this.#startNextQueued(thread);
     return result;
   }
@@ -399,8 +449,9 @@ export class RunManager {
         const plan = next.work.kind === "start"
           ? await this.#plan(thread, assistant, next.work.request.input, undefined)
           : await this.#resumePlan(thread, assistant, log, next.work.order);
+        const token = await this.#claim(thread.threadId, next.record.runId);
         await this.#o.store.updateRun(next.record.runId, { status: "running" });
-        await this.#launch(thread, { ...plan, runId: next.record.runId }, log, next.principal.sub);
+        await this.#launch(thread, { ...plan, runId: next.record.runId }, log, next.principal.sub, token);
       } catch (error) {
         await this.#finish(next.record.runId, { status: "failed", error: error instanceof Error ? error.message : String(error) });
         this.#startNextQueued(thread);
@@ -417,6 +468,89 @@ export class RunManager {
   async #finish(runId: string, patch: { status: RunRecord["status"]; error?: string | null }): Promise<void> {
     const run = await this.#o.store.updateRun(runId, patch);
     if (run) this.#waiters.notify(run);
+  }
+
+  /**
+   * Several nodes: takes the thread's lease for a run of this node, or refuses
+   * with thread_busy naming the holder. A resume waits a little for a run that
+   * is ending (the one that asked, recording its end on its node).
+   */
+  async #claim(threadId: string, runId: string, waitMs = 0): Promise<number | undefined> {
+    const ownership = this.#o.ownership;
+    if (!ownership) return undefined;
+    let got = await ownership.acquire(threadId, runId);
+    for (let delay = 10, waited = 0; !("token" in got) && waited < waitMs && !got.holder.expired; waited += delay, delay = Math.min(delay * 2, 200)) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      got = await ownership.acquire(threadId, runId);
+    }
+    if ("token" in got) return got.token;
+    throw new SwitchboardError("thread_busy", `thread ${threadId} has an active run (${got.holder.runId}) on node ${got.holder.nodeId}`, {
+      run_id: got.holder.runId,
+      node_id: got.holder.nodeId,
+    });
+  }
+
+  /**
+   * Several nodes: continues a run whose node stopped renewing its lease (this
+   * node now holds it, under `lease.token`), from the thread's last
+   * checkpoint: tasks that finished there are not run again, pending
+   * interrupts keep their ids. Announced first on the root namespace as
+   * `lifecycle {event: "running", taken_over: true, node_id, previous_node_id}`.
+   */
+  async takeOver(lease: TakenLease): Promise<void> {
+    const ownership = this.#o.ownership;
+    const run = await this.#o.store.getRun(lease.runId);
+    const thread = run && (await this.#o.store.getThread(run.threadId, run.tenant));
+    const release = (): Promise<void> => (ownership ? ownership.hold(lease.threadId, lease.runId, lease.token, () => {}).then((h) => h.release()) : Promise.resolve());
+    if (!ownership || !run || !thread) return release();
+    await this.#serially(thread.threadId, async () => {
+      if (this.#closing) return release();
+      const assistant = this.#o.assistants.get(run.assistantId);
+      if (!assistant) return release();
+      const log = await this.openLog(thread);
+      const state = await assistant.graph.getState(thread.threadId);
+      const pending = new Set(state.interrupts.map((i) => i.id));
+      const order = await this.#o.resumeOf?.(run.runId);
+      const answers = order ? Object.fromEntries(Object.entries(order.answers).filter(([id]) => pending.has(id))) : {};
+      let plan: RunPlan;
+      if (order && Object.keys(answers).length > 0) {
+        plan = await this.#resumePlan(thread, assistant, log, { ...order, answers });
+      } else if (state.config === undefined) {
+        // It died before its first checkpoint: it starts again from its input.
+        plan = { ...(await this.#plan(thread, assistant, run.input, undefined)), runId: run.runId };
+      } else if (pending.size > 0 || state.next.length === 0) {
+        // It had reached its end (or its questions) when its node died: only its records are left to write.
+        await this.#o.store.updateRun(run.runId, { status: pending.size > 0 ? "interrupted" : "completed" });
+        await this.#o.store.updateThread(thread.threadId, { status: pending.size > 0 ? "interrupted" : "idle" });
+        return release();
+      } else {
+        plan = { runId: run.runId, threadId: thread.threadId, assistant, input: null, headCheckpointId: state.config.checkpointId };
+      }
+      const announce: ProtocolEvent = {
+        type: "event",
+        thread_id: thread.threadId,
+        run_id: run.runId,
+        method: "lifecycle",
+        params: {
+          namespace: [],
+          timestamp: Date.now(),
+          data: { event: "running", graph_name: assistant.id, taken_over: true, node_id: ownership.nodeId, previous_node_id: lease.previousNodeId },
+        },
+      };
+      await this.#o.store.updateRun(run.runId, { status: "running", error: null });
+      await this.#launch(thread, plan, log, run.startedBy, lease.token, announce);
+    });
+  }
+
+  /** Several nodes: a resume that found the thread busy on some node runs now that it is free. */
+  async #resumeWaiting(thread: ThreadRecord): Promise<void> {
+    try {
+      const waiting = await this.#o.waitingResume?.(thread.threadId);
+      if (waiting === undefined) return;
+      await this.resumeReviewed(thread, waiting, { sub: waiting.startedBy, name: waiting.startedBy, tenant: thread.tenant, roles: [] });
+    } catch (error) {
+      if (!(error instanceof SwitchboardError && error.code === "thread_busy")) this.#o.onError?.(error, `resuming thread ${thread.threadId}`);
+    }
   }
 
   #assistantOf(thread: ThreadRecord): Assistant {
@@ -451,6 +585,9 @@ export class RunManager {
 /** Thread metadata keys a run sets, as the LangGraph server does (clients filter threads by graph). */
 export const GRAPH_ID_KEY = "graph_id";
 export const ASSISTANT_ID_KEY = "assistant_id";
+
+/** How long a resume waits for the thread's lease (the run that asked is recording its end). */
+const RESUME_CLAIM_WAIT_MS = 3_000;
 
 function notFound(threadId: string): SwitchboardError {
   return new SwitchboardError("not_found", `no thread ${threadId}`);

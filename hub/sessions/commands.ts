@@ -272,6 +272,8 @@ async function dispatch(command: ProtocolCommand, thread: ThreadRecord, ctx: Com
       const host = ctx.host ?? unsupported(command.method, "over HTTP");
       const log = await runs.openLog(thread);
       const { last_event_id: lastEventId, subscriptions = [] } = command.params;
+      // Several nodes: subscriptions made on another node come from the shared directory.
+      await ctx.services.subscriptions.load(subscriptions);
       // event_id is String(seq); a resync's id "<seq>:resync" also names its seq.
       const since = lastEventId === undefined ? undefined : Number(/^\d+/.exec(lastEventId)?.[0] ?? Number.NaN);
       if (since !== undefined && !Number.isSafeInteger(since)) throw new SwitchboardError("invalid_argument", `last_event_id ${lastEventId} is not an event id of this hub`);

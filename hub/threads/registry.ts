@@ -8,8 +8,16 @@
  * by event_id = String(seq): a reloaded log must never reuse a seq. It starts
  * at Date.now() * 1000, above any seq of an earlier process unless that one
  * published over 1,000 events per millisecond of its life on this thread.
+ *
+ * With an event bus (several nodes), each log is a replica of the bus's
+ * stream (replica.ts): the bus numbers events, a thread new to the bus is
+ * seeded there once from its checkpoint, and what this node publishes for a
+ * thread — with or without a log open here — goes out through the thread's
+ * outbox. A replica is closed when its log is dropped.
  */
 import type { ProtocolEvent } from "../protocol/index.ts";
+import type { BusFence, EventBus } from "./bus.ts";
+import { BusOutbox, BusReplica, pinOf as pinFor, type OutboxLimits } from "./replica.ts";
 import { ThreadLog, type EventTransformer } from "./thread-log.ts";
 
 /** What a reloaded thread's log starts from (null: a thread with no state yet). */
@@ -29,12 +37,21 @@ export interface ThreadLogsOptions {
    */
   maxLogs?: number;
   inUse?: (threadId: string) => boolean;
+  /** Several nodes: the bus that numbers and carries every thread's events. */
+  bus?: EventBus;
+  outbox?: Partial<OutboxLimits>;
+  onError?: (error: unknown, context: string) => void;
 }
 
 export class ThreadLogs {
   readonly #logs = new Map<string, ThreadLog>();
   readonly #loading = new Map<string, Promise<ThreadLog>>();
   readonly #options: ThreadLogsOptions;
+  readonly #replicas = new Map<string, BusReplica>();
+  readonly #outboxes = new Map<string, BusOutbox>();
+  /** The run fence of each thread this node runs (set by the run's lease). */
+  readonly #fences = new Map<string, BusFence>();
+  readonly #fenced = new Map<string, (token: number) => void>();
 
   constructor(options: ThreadLogsOptions = {}) {
     this.#options = options;
@@ -55,7 +72,7 @@ export class ThreadLogs {
     if (this.#logs.size <= max) return;
     for (const [threadId, log] of this.#logs) {
       if (this.#logs.size <= max) return;
-      if (threadId !== keep && log.subscriberCount === 0 && !this.#options.inUse?.(threadId)) this.#logs.delete(threadId);
+      if (threadId !== keep && log.subscriberCount === 0 && !this.#options.inUse?.(threadId)) this.drop(threadId);
     }
   }
 
@@ -70,6 +87,7 @@ export class ThreadLogs {
     if (loading) return loading;
     const promise = (async () => {
       try {
+        if (this.#options.bus) return await this.#openReplica(threadId, this.#options.bus, load);
         const seed = await load();
         const now = this.#options.now ?? Date.now;
         const log = new ThreadLog({
@@ -93,9 +111,112 @@ export class ThreadLogs {
     return promise;
   }
 
+  async #openReplica(threadId: string, bus: EventBus, load: () => Promise<ThreadSeed | null>): Promise<ThreadLog> {
+    const onError = this.#options.onError ?? (() => {});
+    const log = new ThreadLog({
+      threadId,
+      capacity: this.#options.capacity,
+      transform: this.#options.transform,
+      appender: (events) => this.#outbox(threadId).push(events, this.#fences.get(threadId)),
+    });
+    const capacity = log.capacity;
+    const replica = new BusReplica({ bus, log, readLimit: capacity + 1_000, onError: (error) => onError(error, `thread ${threadId} on the bus`) });
+    try {
+      const head = await replica.start();
+      if (head === 0) {
+        // New to the bus (or the bus lost it): seeded once, from the checkpoint, by whichever node gets here first.
+        const seed = await load();
+        if (seed !== null && seed.events.length > 0) {
+          const events = log.transform(seed.events);
+          if (events.length > 0) await bus.seed(threadId, events.map((e) => ({ payload: JSON.stringify(e), pin: pinFor(e) })));
+          await replica.catchUp();
+        }
+      }
+    } catch (error) {
+      replica.close();
+      throw error;
+    }
+    this.#replicas.set(threadId, replica);
+    this.#logs.set(threadId, log);
+    this.#evict(threadId);
+    return log;
+  }
+
+  #outbox(threadId: string): BusOutbox {
+    let outbox = this.#outboxes.get(threadId);
+    if (outbox === undefined) {
+      const bus = this.#options.bus;
+      if (bus === undefined) throw new Error("no event bus");
+      outbox = new BusOutbox({
+        bus,
+        threadId,
+        ...(this.#options.outbox ? { limits: this.#options.outbox } : {}),
+        onError: (error) => this.#options.onError?.(error, `publishing thread ${threadId} to the bus`),
+        onFenced: (token) => this.#fenced.get(threadId)?.(token),
+      });
+      this.#outboxes.set(threadId, outbox);
+    }
+    return outbox;
+  }
+
+  /**
+   * Publishes events of a thread whether or not its log is open here (review
+   * events: an answer taken by this node for a run on another). One node: the
+   * open log numbers them (none open: nobody to tell). Several: the bus does.
+   */
+  send(threadId: string, events: readonly ProtocolEvent[]): Promise<void> | undefined {
+    const log = this.#logs.get(threadId);
+    if (log) return log.send(events);
+    if (!this.#options.bus) return undefined;
+    const list = this.#options.transform ? events.flatMap((e) => this.#transformOne(threadId, e)) : events;
+    return list.length === 0 ? undefined : this.#outbox(threadId).push(list);
+  }
+
+  #transformOne(threadId: string, event: ProtocolEvent): ProtocolEvent[] {
+    try {
+      return [this.#options.transform?.(event, threadId) ?? null].filter((e): e is ProtocolEvent => e !== null);
+    } catch {
+      return [];
+    }
+  }
+
+  /**
+   * A run of this node holds the thread's lease with this token: its events
+   * carry it, and `onFenced` hears when the bus refused them (another node
+   * took the lease). `undefined` ends it.
+   */
+  setFence(threadId: string, fence: { token: number; onFenced: (token: number) => void } | undefined): void {
+    if (fence === undefined) {
+      this.#fences.delete(threadId);
+      this.#fenced.delete(threadId);
+      return;
+    }
+    this.#fences.set(threadId, { token: fence.token });
+    this.#fenced.set(threadId, fence.onFenced);
+  }
+
+  /** Resolves once what this node sent for the thread is on the bus (immediately without a bus). */
+  async drained(threadId: string): Promise<void> {
+    await this.#outboxes.get(threadId)?.drained();
+  }
+
   /** Forgets a deleted thread's log (its subscribers are the caller's to close). */
   drop(threadId: string): void {
     this.#logs.delete(threadId);
+    this.#replicas.get(threadId)?.close();
+    this.#replicas.delete(threadId);
+    const outbox = this.#outboxes.get(threadId);
+    if (outbox !== undefined && outbox.size === 0) this.#outboxes.delete(threadId);
+  }
+
+  /** Waits (up to `ms`) for the outboxes to reach the bus, then stops every replica. */
+  async close(ms = 2_000): Promise<void> {
+    const drained = Promise.all([...this.#outboxes.values()].map((o) => o.drained()));
+    await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+    for (const outbox of this.#outboxes.values()) outbox.close();
+    for (const replica of this.#replicas.values()) replica.close();
+    this.#outboxes.clear();
+    this.#replicas.clear();
   }
 
   get size(): number {

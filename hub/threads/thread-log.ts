@@ -79,8 +79,17 @@ export interface LogSubscriber {
 /** Redacts, rewrites or drops (null) an event before it gets a seq and is encoded. */
 export type EventTransformer = (event: ProtocolEvent, threadId: string) => ProtocolEvent | null;
 
+/**
+ * Where a log on a bus sends what its node publishes (see replica.ts); the
+ * events come back, numbered by the bus, through ingest(). A promise means
+ * "wait before publishing more" (the node's buffer for the bus is full).
+ */
+export type BusAppender = (events: readonly ProtocolEvent[]) => Promise<void> | undefined;
+
 export interface ThreadLogOptions {
   threadId: string;
+  /** Set on a node of several: the bus numbers the events, the log is its replica. */
+  appender?: BusAppender;
   /** Max events kept for replay (default 10,000). */
   capacity?: number;
   /** The seq before the first event; see ThreadLogs for why a reloaded thread starts high. */
@@ -129,13 +138,22 @@ export class ThreadLog {
   readonly #subscribers = new Set<LogSubscriber>();
   /** The entries of the last publish call; their events are released at the next one. */
   #lastBatch: readonly LogEntry[] = [];
+  readonly #appender: BusAppender | undefined;
+  /** On a replica: below this seq the buffer has holes (pins kept past a trimmed replay). */
+  #contiguousFrom = 0;
 
   constructor(options: ThreadLogOptions) {
     this.threadId = options.threadId;
+    this.#appender = options.appender;
     this.#capacity = Math.max(1, options.capacity ?? DEFAULT_REPLAY_CAPACITY);
     this.#transform = options.transform;
     this.#seq = options.startSeq ?? 0;
     this.#runStart = this.#seq + 1;
+  }
+
+  /** Max events kept for replay. */
+  get capacity(): number {
+    return this.#capacity;
   }
 
   get headSeq(): number {
@@ -160,9 +178,14 @@ export class ThreadLog {
     return this.#answered.has(interruptId);
   }
 
-  /** Later events belong to this run; replay starts here. */
+  /** Later events belong to this run; replay starts here. (A replica learns it from the run's `started` event.) */
   beginRun(runId: string): void {
-    this.#runStart = this.#between ?? this.#seq + 1;
+    if (this.#appender) return;
+    this.#beginRun(runId, this.#seq + 1);
+  }
+
+  #beginRun(runId: string, seq: number): void {
+    this.#runStart = this.#between ?? seq;
     this.#between = undefined;
     this.#inRun = true;
     this.#run = { run_id: runId, status: "started" };
@@ -172,6 +195,25 @@ export class ThreadLog {
   transform(events: readonly ProtocolEvent[]): ProtocolEvent[] {
     if (!this.#transform) return [...events];
     return events.flatMap((e) => this.#transformed(e) ?? []);
+  }
+
+  /** Whether the bus numbers this log's events (a node of several). */
+  get onBus(): boolean {
+    return this.#appender !== undefined;
+  }
+
+  /**
+   * What runs and reviews publish through: numbered here (one node), or sent
+   * to the bus, which numbers them for every node and hands them back to
+   * ingest(). A promise asks the caller to wait before sending more.
+   */
+  send(events: readonly ProtocolEvent[], options?: { transformed: boolean }): Promise<void> | undefined {
+    if (this.#appender === undefined) {
+      this.publish(events, options);
+      return undefined;
+    }
+    const list = options?.transformed === true ? events : this.transform(events);
+    return list.length === 0 ? undefined : this.#appender(list);
   }
 
   /**
@@ -184,20 +226,58 @@ export class ThreadLog {
     for (const raw of events) {
       const event = skipTransform ? raw : this.#transformed(raw);
       if (event === null) continue;
-      const seq = ++this.#seq;
-      if (!this.#inRun && BETWEEN_RUNS.has(event.method)) this.#between ??= seq;
-      const stamped = { ...event, seq, event_id: String(seq) };
-      const entry = new LogEntry(stamped);
-      this.#append(entry);
-      this.#track(entry);
-      published.push(entry);
-      for (const subscriber of this.#subscribers) if (subscriber.wants(stamped, entry.channel)) subscriber.deliver(entry);
+      published.push(this.#add(++this.#seq, event));
     }
+    this.#released(published);
+    return published;
+  }
+
+  /**
+   * A replica takes the bus's entries here, in seq order (older or repeated
+   * seqs are ignored; a jump is a gap the caller announced with markGap).
+   * The bus's events were transformed by the node that sent them.
+   */
+  ingest(entries: ReadonlyArray<{ seq: number; event: ProtocolEvent }>): LogEntry[] {
+    const added: LogEntry[] = [];
+    for (const { seq, event } of entries) {
+      if (seq <= this.#seq) continue;
+      this.#seq = seq;
+      if (event.method === "lifecycle" && event.params.namespace.length === 0 && event.params.data.event === "started" && event.run_id !== undefined) {
+        if (!this.#inRun || this.#run.run_id !== event.run_id) this.#beginRun(event.run_id, seq);
+      }
+      added.push(this.#add(seq, event));
+    }
+    this.#released(added);
+    return added;
+  }
+
+  /** The replica's buffer has a hole below `seq`: replay from before it is a resync. */
+  markGap(seq: number): void {
+    this.#contiguousFrom = Math.max(this.#contiguousFrom, seq);
+  }
+
+  /** Tells every subscriber to start over from a fresh baseline (their events were lost on the bus). */
+  resyncSubscribers(reason: ResyncData["reason"]): void {
+    const event = this.resync(reason);
+    const entry = new LogEntry({ ...event, seq: this.#seq });
+    for (const subscriber of this.#subscribers) subscriber.deliver(entry);
+  }
+
+  #add(seq: number, event: ProtocolEvent): LogEntry {
+    if (!this.#inRun && BETWEEN_RUNS.has(event.method)) this.#between ??= seq;
+    const stamped = { ...event, seq, event_id: String(seq) };
+    const entry = new LogEntry(stamped);
+    this.#append(entry);
+    this.#track(entry);
+    for (const subscriber of this.#subscribers) if (subscriber.wants(stamped, entry.channel)) subscriber.deliver(entry);
+    return entry;
+  }
+
+  #released(published: readonly LogEntry[]): void {
     // The previous batch has been fanned out and seen by the caller's observers (which
     // run right after publish returns): drop the parsed events the log no longer needs.
     for (const entry of this.#lastBatch) if (!KEEP_PARSED.has(entry.channel ?? "")) entry.release();
     this.#lastBatch = published;
-    return published;
   }
 
   /** A transform that throws drops the event: a broken redaction hook must fail closed. */
@@ -232,7 +312,7 @@ export class ThreadLog {
   replay(filters: SubscriptionFilter | readonly SubscriptionFilter[], since?: number): ReplayResult {
     const list: readonly SubscriptionFilter[] = Array.isArray(filters) ? filters : [filters];
     const wanted = (e: LogEntry): boolean => list.some((f) => matchesRoute(e.channel, e.namespace, f));
-    const oldest = this.#size === 0 ? this.#seq + 1 : this.#at(0).seq;
+    const oldest = Math.max(this.#size === 0 ? this.#seq + 1 : this.#at(0).seq, this.#contiguousFrom);
     if (since === undefined) {
       // A client without `since` claims no continuity, so a run whose start is
       // gone is no gap for it: it gets the baseline alone, then live events.

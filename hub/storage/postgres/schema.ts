@@ -91,4 +91,20 @@ ALTER TABLE {schema}.hub_review_items ADD COLUMN resume_run_id text;
 ALTER TABLE {schema}.hub_review_items ADD COLUMN applied_at text;
 CREATE INDEX hub_review_items_resume ON {schema}.hub_review_items (resume_run_id) WHERE resume_run_id IS NOT NULL;`,
   },
+  {
+    // Run leases (one per thread with an active run) and who ran each run.
+    version: 3,
+    sql: `
+CREATE SEQUENCE {schema}.hub_lease_tokens;
+CREATE TABLE {schema}.hub_run_leases (
+  thread_id text PRIMARY KEY,
+  run_id text NOT NULL,
+  node_id text NOT NULL,
+  token bigint NOT NULL,
+  expires_at timestamptz NOT NULL,
+  previous_node_id text
+);
+CREATE INDEX hub_run_leases_expiry ON {schema}.hub_run_leases (expires_at);
+ALTER TABLE {schema}.hub_runs ADD COLUMN node_id text;`,
+  },
 ];

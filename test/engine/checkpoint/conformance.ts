@@ -43,7 +43,10 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 export function describeCheckpointerConformance(
   name: string,
   make: () => Promise<CheckpointerFixture>,
+  /** For the tests that write thousands of checkpoints: a saver over the network needs a round trip per write. */
+  options: { bulkTimeoutMs?: number } = {},
 ): void {
+  const bulk = options.bulkTimeoutMs;
   describe(`checkpointer conformance: ${name}`, () => {
     let fixture: CheckpointerFixture;
     let saver: Checkpointer;
@@ -184,7 +187,7 @@ export function describeCheckpointerConformance(
       expect(await listIds({ threadId: "t" }, { filter: { step: 0 } })).toEqual(idsOf([sub2, root2]));
     });
 
-    it("pages through many checkpoints across namespaces, each exactly once", async () => {
+    it("pages through many checkpoints across namespaces, each exactly once", { timeout: bulk }, async () => {
       const namespaces = ["", "a:1", "b:2"];
       const expected: Array<[string, string]> = [];
       const evenIds = new Set<string>();
@@ -398,7 +401,7 @@ export function describeCheckpointerConformance(
       expect(tuples.every((t) => t.pendingWrites.length === 1)).toBe(true);
     });
 
-    it("finds the newest of 5,000 checkpoints as the latest", async () => {
+    it("finds the newest of 5,000 checkpoints as the latest", { timeout: bulk }, async () => {
       const configs = await chain("long", 5_000);
       await chain("long", 3, "node:1");
       const newest = configs.at(-1)!;

@@ -17,7 +17,7 @@ describeWith("DATABASE_URL", "PostgresSaver", (url) => {
         await dropSchema(url, schema);
       },
     };
-  });
+  }, { bulkTimeoutMs: 120_000 });
 
   it("creates its schema once when several savers open an empty database at once", async () => {
     const schema = uniqueSchemaName("cp");
@@ -61,5 +61,36 @@ describeWith("DATABASE_URL", "PostgresSaver", (url) => {
     await expect(PostgresSaver.open({ connectionString: url, schema: 'x"; DROP TABLE y; --' })).rejects.toThrow(
       /invalid Postgres schema name/,
     );
+  });
+});
+
+describeWith("DATABASE_URL", "PostgresSaver write guard", (url) => {
+  it("runs the guard inside each write's transaction: a refusal stores nothing", async () => {
+    const schema = uniqueSchemaName("cp");
+    const refused = new Set(["fenced"]);
+    const seen: string[] = [];
+    const saver = await PostgresSaver.open({
+      connectionString: url,
+      poolConfig: TEST_POOL_CONFIG,
+      schema,
+      async writeGuard(threadId, query) {
+        // The guard's query runs on the write's connection, inside its transaction.
+        const { rows } = await query("SELECT txid_current_if_assigned() IS NULL AS fresh", []);
+        seen.push(`${threadId}:${JSON.stringify(rows)}`);
+        if (refused.has(threadId)) throw new Error(`thread ${threadId} is fenced`);
+      },
+    });
+    try {
+      const cp = { v: 1 as const, id: newCheckpointId(), ts: new Date().toISOString(), channelValues: {}, channelVersions: {}, versionsSeen: {} };
+      const ok = await saver.put({ threadId: "free", checkpointNs: "" }, cp, { source: "input", step: -1, parents: {} });
+      await saver.putWrites(ok, [["a", 1]], "task");
+      await expect(saver.put({ threadId: "fenced", checkpointNs: "" }, cp, { source: "input", step: -1, parents: {} })).rejects.toThrow(/fenced/);
+      expect(await saver.getTuple({ threadId: "fenced", checkpointNs: "" })).toBeUndefined();
+      expect((await saver.getTuple(ok))?.pendingWrites).toEqual([["task", "a", 1]]);
+      expect(seen).toEqual(['free:[{"fresh":true}]', 'free:[{"fresh":true}]', 'fenced:[{"fresh":true}]']);
+    } finally {
+      await saver.close();
+      await dropSchema(url, schema);
+    }
   });
 });

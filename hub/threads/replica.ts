@@ -1,0 +1,260 @@
+/**
+ * A thread's log on a node of several (an EventBus is configured): the log is
+ * a replica of the bus's stream, fed in seq order from the bus's live
+ * messages and, for what they missed (the node opened the thread late, lost
+ * the bus for a while), from the bus's bounded replay. What the node publishes
+ * goes to the bus through a BusOutbox and comes back numbered, like everyone
+ * else's — so every node sees the same seqs in the same order.
+ */
+import type { ProtocolEvent } from "../protocol/index.ts";
+import type { BusAppend, BusEntry, BusFence, BusPin, EventBus } from "./bus.ts";
+import { BusFencedError } from "./bus.ts";
+import type { ThreadLog } from "./thread-log.ts";
+
+/**
+ * How an event changes the thread's baseline on the bus; mirrors what
+ * ThreadLog#track keeps (last root values and lifecycle, open questions).
+ */
+export function pinOf(event: ProtocolEvent): BusPin {
+  switch (event.method) {
+    case "values": {
+      const keys = Object.keys(event.params.data);
+      const onlyInterrupt = keys.length === 1 && keys[0] === "__interrupt__";
+      return event.params.namespace.length === 0 && !onlyInterrupt ? { set: "values" } : null;
+    }
+    case "lifecycle":
+      return event.params.namespace.length === 0 ? { set: "lifecycle" } : null;
+    case "input.requested":
+      return { set: `q:${event.params.data.interrupt_id}` };
+    case "input.answered":
+      return { delete: event.params.data.interrupt_ids.map((id) => `q:${id}`) };
+    case "input.cancelled":
+      return { delete: [`q:${event.params.data.interrupt_id}`] };
+    default:
+      return null;
+  }
+}
+
+export interface OutboxLimits {
+  /** Bytes of events a thread may hold for the bus before its publisher waits (default 16 MiB). */
+  maxBytes: number;
+  /** Events per append call (default 256). */
+  batch: number;
+  /** Wait between attempts while the bus is unavailable (default 200 ms). */
+  retryMs: number;
+}
+
+export const DEFAULT_OUTBOX_LIMITS: OutboxLimits = { maxBytes: 16 * 1024 * 1024, batch: 256, retryMs: 200 };
+
+interface Queued extends BusAppend {
+  fence: BusFence | undefined;
+}
+
+/**
+ * What one node has yet to append to one thread's stream, in order: one
+ * append in flight at a time (so the bus sees the node's events in the order
+ * they were sent), the rest batched behind it. While the bus is unavailable
+ * the events wait here (nothing is lost) up to `maxBytes`; past it `push`
+ * returns a promise the publisher awaits: a run pauses rather than drop events.
+ */
+export class BusOutbox {
+  readonly #bus: EventBus;
+  readonly #threadId: string;
+  readonly #limits: OutboxLimits;
+  readonly #onError: (error: unknown) => void;
+  readonly #onFenced: (token: number) => void;
+  #queue: Queued[] = [];
+  #bytes = 0;
+  #flushing = false;
+  #roomWaiters: Array<() => void> = [];
+  #idleWaiters: Array<() => void> = [];
+  #closed = false;
+
+  constructor(options: { bus: EventBus; threadId: string; limits?: Partial<OutboxLimits>; onError?: (error: unknown) => void; onFenced?: (token: number) => void }) {
+    this.#bus = options.bus;
+    this.#threadId = options.threadId;
+    this.#limits = { ...DEFAULT_OUTBOX_LIMITS, ...options.limits };
+    this.#onError = options.onError ?? (() => {});
+    this.#onFenced = options.onFenced ?? (() => {});
+  }
+
+  get size(): number {
+    return this.#queue.length;
+  }
+
+  push(events: readonly ProtocolEvent[], fence?: BusFence): Promise<void> | undefined {
+    if (this.#closed) return undefined;
+    for (const event of events) {
+      const payload = JSON.stringify(event);
+      this.#queue.push({ payload, pin: pinOf(event), fence });
+      this.#bytes += payload.length;
+    }
+    if (!this.#flushing) void this.#flush();
+    if (this.#bytes <= this.#limits.maxBytes) return undefined;
+    return new Promise((resolve) => this.#roomWaiters.push(resolve));
+  }
+
+  /** Resolves once everything pushed so far is on the bus (or dropped by a fence). */
+  drained(): Promise<void> {
+    if (this.#queue.length === 0 && !this.#flushing) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /** Stops retrying; what is still queued is dropped. */
+  close(): void {
+    this.#closed = true;
+    this.#queue = [];
+    this.#bytes = 0;
+    this.#wake();
+  }
+
+  async #flush(): Promise<void> {
+    this.#flushing = true;
+    while (this.#queue.length > 0 && !this.#closed) {
+      const first = this.#queue[0]!;
+      let n = 1;
+      // One batch shares one fence (a run's events and review events may interleave).
+      while (n < this.#queue.length && n < this.#limits.batch && this.#queue[n]!.fence?.token === first.fence?.token) n++;
+      const batch = this.#queue.slice(0, n);
+      try {
+        await this.#bus.append(this.#threadId, batch, first.fence);
+      } catch (error) {
+        if (error instanceof BusFencedError) {
+          // The run lost its lease: its events are not the thread's any more.
+          const token = first.fence?.token ?? 0;
+          this.#drop((q) => q.fence?.token === token);
+          this.#onFenced(token);
+          continue;
+        }
+        this.#onError(error);
+        await new Promise((resolve) => setTimeout(resolve, this.#limits.retryMs).unref());
+        continue;
+      }
+      this.#queue.splice(0, n);
+      for (const item of batch) this.#bytes -= item.payload.length;
+      this.#wake();
+    }
+    this.#flushing = false;
+    this.#wake();
+  }
+
+  #drop(match: (q: Queued) => boolean): void {
+    const kept = this.#queue.filter((q) => !match(q));
+    this.#bytes = kept.reduce((sum, q) => sum + q.payload.length, 0);
+    this.#queue = kept;
+  }
+
+  #wake(): void {
+    if (this.#bytes <= this.#limits.maxBytes) for (const resolve of this.#roomWaiters.splice(0)) resolve();
+    if (this.#queue.length === 0 && !this.#flushing) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+  }
+}
+
+/**
+ * Feeds a ThreadLog from the bus: backfill first (pins, then the replay),
+ * live messages after, each gap filled from the replay — or, when the replay
+ * no longer holds it (trimmed, or Redis lost its data), the log's subscribers
+ * are sent a resync.
+ */
+export class BusReplica {
+  readonly log: ThreadLog;
+  readonly #bus: EventBus;
+  readonly #readLimit: number;
+  readonly #onError: (error: unknown) => void;
+  #unlisten: (() => void) | undefined;
+  #unreconnect: (() => void) | undefined;
+  /** Live entries that came while a backfill or gap fill was in flight. */
+  #held: BusEntry[] | undefined = [];
+  #closed = false;
+
+  constructor(options: { bus: EventBus; log: ThreadLog; readLimit: number; onError?: (error: unknown) => void }) {
+    this.#bus = options.bus;
+    this.log = options.log;
+    this.#readLimit = options.readLimit;
+    this.#onError = options.onError ?? (() => {});
+  }
+
+  /** Listens, then backfills; resolves once the log holds what the bus held. Returns the bus's head. */
+  async start(): Promise<number> {
+    this.#unlisten = await this.#bus.listen(this.log.threadId, (entries) => this.#live(entries));
+    this.#unreconnect = this.#bus.onReconnect(() => this.#fill());
+    return this.#catchUp(true);
+  }
+
+  /** Reads what the log lacks from the bus and ingests it (also used after seeding). */
+  async catchUp(): Promise<void> {
+    this.#held ??= [];
+    await this.#catchUp(false);
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#unlisten?.();
+    this.#unreconnect?.();
+  }
+
+  #live(entries: BusEntry[]): void {
+    if (this.#closed) return;
+    if (this.#held !== undefined) {
+      this.#held.push(...entries);
+      return;
+    }
+    const first = entries[0];
+    if (first !== undefined && first.seq > this.log.headSeq + 1) {
+      this.#held = [...entries];
+      this.#fill();
+      return;
+    }
+    this.#ingest(entries);
+  }
+
+  #fill(): void {
+    this.#held ??= [];
+    this.#catchUp(false).catch((error: unknown) => {
+      this.#onError(error);
+      // The bus is away: the reconnect listener fills when it is back.
+      this.#drainHeld();
+    });
+  }
+
+  async #catchUp(initial: boolean): Promise<number> {
+    try {
+      const head = this.log.headSeq;
+      const snapshot = await this.#bus.read(this.log.threadId, head, this.#readLimit);
+      if (this.#closed) return snapshot.head;
+      const firstEntry = snapshot.entries[0]?.seq ?? snapshot.head + 1;
+      // What the replay no longer holds: the pins stand in for the baseline.
+      const lost = snapshot.oldest === null ? snapshot.head > head : snapshot.oldest > head + 1;
+      if (initial || lost) this.#ingest(snapshot.pins.filter((p) => p.seq < firstEntry && p.seq > head));
+      if (lost && snapshot.head > 0) this.log.markGap(firstEntry);
+      this.#ingest(snapshot.entries);
+      if (lost && !initial && head > 0) this.log.resyncSubscribers("evicted");
+      return snapshot.head;
+    } finally {
+      this.#drainHeld();
+    }
+  }
+
+  #drainHeld(): void {
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    const first = held.find((e) => e.seq > this.log.headSeq);
+    if (first !== undefined && first.seq > this.log.headSeq + 1) {
+      // Still a hole (the fill raced a message): one more read.
+      this.#held = held;
+      this.#fill();
+      return;
+    }
+    this.#ingest(held);
+  }
+
+  #ingest(entries: readonly BusEntry[]): void {
+    const fresh = entries.filter((e) => e.seq > this.log.headSeq);
+    if (fresh.length === 0) return;
+    try {
+      this.log.ingest(fresh.map((e) => ({ seq: e.seq, event: JSON.parse(e.payload) as ProtocolEvent })));
+    } catch (error) {
+      this.#onError(error);
+    }
+  }
+}

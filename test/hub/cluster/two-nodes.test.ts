@@ -1,0 +1,106 @@
+/**
+ * Two hub nodes in one process on the machine's Postgres (a fresh schema) and
+ * Redis (a fresh key prefix): one stream per thread across nodes, answers taken
+ * on the node that does not run the run, and a run whose lease lapses taken
+ * over by the other node. (The three-process test is in multi-process.test.ts.)
+ */
+import { randomBytes } from "node:crypto";
+import { expect, it } from "vitest";
+import type { HubConfig } from "../../../hub/index.ts";
+import type { ProtocolEvent } from "../../../hub/protocol/index.ts";
+import { TestSocket, WAIT, interruptIdsOf, isRootLifecycle, onCleanup, testHub, wsUrl } from "../../support/hub.ts";
+import { describeWith, dropSchema, serviceUrl, uniqueSchemaName } from "../../support/services.ts";
+
+describeWith("DATABASE_URL", "two hub nodes on one Postgres and one Redis", (databaseUrl) => {
+  const redisUrl = serviceUrl("REDIS_URL");
+
+  async function cluster(count: number, extra: Partial<HubConfig["cluster"]> = {}) {
+    const schema = uniqueSchemaName("nodes");
+    const redisPrefix = `sbtest:${randomBytes(6).toString("hex")}:`;
+    const nodes = [];
+    for (let i = 0; i < count; i++) {
+      nodes.push(
+        await testHub({
+          demoTokenDelayMs: 2,
+          cluster: { databaseUrl, ...(redisUrl ? { redisUrl } : {}), schema, redisPrefix, nodeId: `node-${i}`, runLeaseMs: 1_000, ...extra },
+        }),
+      );
+    }
+    onCleanup(() => dropSchema(databaseUrl, schema));
+    return nodes;
+  }
+
+  const ids = (events: ProtocolEvent[]): string[] => events.map((e) => e.event_id ?? "");
+
+  it("gives every event of a thread one seq on both nodes; an answer on the other node resumes the run once", async () => {
+    const [a, b] = await cluster(2);
+    const onA = await TestSocket.open(wsUrl(a!, "/threads/t1/stream/events"));
+    const onB = await TestSocket.open(wsUrl(b!, "/threads/t1/stream/events"));
+    await onA.subscribe({ channels: ["lifecycle", "messages", "input", "values"] });
+    await onB.subscribe({ channels: ["lifecycle", "messages", "input", "values"] });
+    await onA.request("run.start", { assistant_id: "review", input: { topic: "nodes" } });
+    await onA.waitForEvent(isRootLifecycle("interrupted"));
+    await onB.waitForEvent(isRootLifecycle("interrupted"));
+    expect(ids(onB.events)).toEqual(ids(onA.events));
+    const seqs = onA.events.map((e) => e.seq ?? 0);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+    const [interruptId] = interruptIdsOf(onB.events);
+    const answer = await onB.request("input.respond", { namespace: [], interrupt_id: interruptId, response: "approve" });
+    expect(answer).toMatchObject({ type: "success", result: { resumed: true } });
+    await onA.waitForEvent(isRootLifecycle("completed"));
+    await onB.waitForEvent(isRootLifecycle("completed"));
+    await vi_waitEqual(() => ids(onA.events), () => ids(onB.events));
+    const state = (await (await fetch(`${a!.url}/threads/t1/state`)).json()) as Record<string, unknown>;
+    expect(state).toMatchObject({ values: { decision: "approve", finalize_calls: 1 } });
+    // A second run on a thread busy on the other node is refused, naming it.
+    await onB.close();
+    await onA.close();
+  });
+
+  it("restores on one node the subscriptions made on another and replays what they missed", async () => {
+    const [a, b] = await cluster(2);
+    const first = await TestSocket.open(wsUrl(a!, "/threads/t3/stream/events"));
+    const subscriptionId = await first.subscribe({ channels: ["lifecycle", "input", "values"] });
+    await first.request("run.start", { assistant_id: "review", input: { topic: "reconnect" } });
+    await first.waitForEvent((e) => e.method === "lifecycle" && e.params.data.event === "running");
+    const lastSeen = first.events.at(-1)!;
+    await first.close();
+    const again = await TestSocket.open(wsUrl(b!, "/threads/t3/stream/events"));
+    const reply = await again.request("subscription.reconnect", { run_id: lastSeen.run_id, last_event_id: lastSeen.event_id, subscriptions: [subscriptionId] });
+    expect(reply).toMatchObject({ type: "success", result: { restored: true, restored_subscriptions: [subscriptionId] } });
+    await again.waitForEvent(isRootLifecycle("interrupted"));
+    const all = [...first.events, ...again.events].map((e) => e.seq ?? 0);
+    expect(new Set(all).size).toBe(all.length);
+    expect(again.events[0]!.seq).toBeGreaterThan(lastSeen.seq!);
+    await again.close();
+  });
+
+  it("hands a run over on shutdown: the other node continues it from its checkpoint, announced as taken over", async () => {
+    const [a, b] = await cluster(2);
+    const onB = await TestSocket.open(wsUrl(b!, "/threads/t2/stream/events"));
+    await onB.subscribe({ channels: ["lifecycle", "messages", "input", "values"] });
+    const onA = await TestSocket.open(wsUrl(a!, "/threads/t2/stream/events"));
+    const started = await onA.request("run.start", { assistant_id: "review", input: { topic: "handover" } });
+    const runId = started.type === "success" ? started.result["run_id"] : undefined;
+    // The draft is streaming on node-0 when it shuts down.
+    await onB.waitForEvent((e) => e.method === "messages");
+    await onA.close();
+    await a!.close();
+    const takenOver = await onB.waitForEvent((e) => e.method === "lifecycle" && e.params.data.taken_over === true, "the takeover");
+    expect(takenOver).toMatchObject({ run_id: runId, params: { namespace: [], data: { event: "running", node_id: "node-1", previous_node_id: "node-0" } } });
+    await onB.waitForEvent(isRootLifecycle("interrupted"));
+    const eventIds = ids(onB.events);
+    expect(new Set(eventIds).size).toBe(eventIds.length);
+    const [interruptId] = interruptIdsOf(onB.events);
+    await onB.request("input.respond", { namespace: [], interrupt_id: interruptId, response: "ok" });
+    await onB.waitForEvent(isRootLifecycle("completed"));
+    const state = (await (await fetch(`${b!.url}/threads/t2/state`)).json()) as Record<string, unknown>;
+    expect(state).toMatchObject({ values: { decision: "ok", finalize_calls: 1 } });
+    await onB.close();
+  });
+});
+
+async function vi_waitEqual(left: () => unknown, right: () => unknown): Promise<void> {
+  const { vi } = await import("vitest");
+  await vi.waitFor(() => expect(left()).toEqual(right()), WAIT);
+}
