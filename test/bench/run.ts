@@ -14,13 +14,14 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { engineGroup } from "./engine/index.ts";
 import { hubGroup } from "./hub/index.ts";
+import { clusterGroup } from "./cluster/index.ts";
 import { renderDocument, type TableSection } from "./lib/document.ts";
 import { machineInfo } from "./lib/machine.ts";
 import { tableLines, type Row } from "./lib/report.ts";
 import type { Suite, SuiteGroup } from "./suite.ts";
 import { countWarnings, warningLines } from "./lib/warnings.ts";
 
-const GROUPS: readonly SuiteGroup[] = [engineGroup, hubGroup];
+const GROUPS: readonly SuiteGroup[] = [engineGroup, hubGroup, clusterGroup];
 /** Groups of issue 7 that have no suites yet; the document says so. */
 const PENDING: readonly string[] = [];
 
