@@ -4,7 +4,7 @@
  * streamed model call that asks for a tool, the tool, and a subgraph that
  * streams a report and interrupts — and clients that record their sockets.
  */
-import { afterEach, vi } from "vitest";
+import { vi } from "vitest";
 import {
   END,
   START,
@@ -22,14 +22,11 @@ import {
 import { HubClient, type ClientSocket, type HubClientOptions, type SocketFactory } from "../../client/index.ts";
 import { nodeSocketFactory } from "../../client/node-socket.ts";
 import type { Assistant, Hub, HubConfig } from "../../hub/index.ts";
+import { onCleanup } from "./cleanup.ts";
 
 export const WAIT = { timeout: 15_000, interval: 10 };
 export const REPORT = "Sunny all week with a light breeze";
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
-});
 
 export function researchAssistant(checkpointer: Checkpointer): Assistant {
   const agentModel = new ScriptedChatModel({
@@ -79,9 +76,9 @@ export async function startTestHub(config: HubConfig & { tokenDelayMs?: number }
     assistants: (cp) => [...hubModule.demoAssistants({ tokenDelayMs: tokenDelayMs ?? 0 })(cp), researchAssistant(cp)],
     ...rest,
   });
-  cleanups.push(() => hub.close());
+  onCleanup(() => hub.close());
   // Runs after the clients' cleanups (registered later, run first).
-  cleanups.push(() =>
+  onCleanup(() =>
     vi.waitFor(() => {
       const { connections, subscriptions } = hub.stats();
       if (connections !== 0 || subscriptions !== 0) throw new Error(`${connections} connections and ${subscriptions} subscriptions left`);
@@ -103,6 +100,6 @@ export function recordingClient(hub: RunningHub, options: Partial<HubClientOptio
     { supportsHeaders: true },
   );
   const client = new HubClient({ url: hub.url, socketFactory: factory, reconnect: { initialDelayMs: 5, maxDelayMs: 50 }, ...options });
-  cleanups.push(() => client.close());
+  onCleanup(() => client.close());
   return { client, sockets };
 }

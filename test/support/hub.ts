@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, expect, vi } from "vitest";
+import { expect, vi } from "vitest";
 import WebSocket from "ws";
 import { silentLogger, startHub, type Hub, type HubConfig } from "../../hub/index.ts";
 import {
@@ -15,22 +15,14 @@ import {
   type ProtocolResponse,
   type ServerMessage,
 } from "../../hub/protocol/index.ts";
+import { onCleanup } from "./cleanup.ts";
 
 type RunningHub = Hub & { port: number; url: string };
 
 /** Waits on events and responses; generous because runs stream real tokens. */
 export const WAIT = { timeout: 15_000, interval: 10 };
 
-const cleanups: Array<() => Promise<void> | void> = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/** Runs at afterEach, last registered first. */
-export function onCleanup(fn: () => Promise<void> | void): void {
-  cleanups.push(fn);
-}
+export { onCleanup };
 
 export async function testHub(config: HubConfig = {}): Promise<RunningHub> {
   const hub = await startHub({ port: 0, dataDir: null, logger: silentLogger, demoTokenDelayMs: 0, ...config });

@@ -5,20 +5,15 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, vi } from "vitest";
+import { vi } from "vitest";
 import { WebSocketServer, type WebSocket } from "ws";
 import { HubClient, type HubClientOptions } from "../../client/index.ts";
 import { decodeCommand, type ProtocolCommand, type ProtocolEvent, type ProtocolResponse } from "../../hub/protocol/index.ts";
+import { onCleanup } from "./cleanup.ts";
 
 export const WAIT = { timeout: 5_000, interval: 5 };
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
-});
-export const onCleanup = (fn: () => Promise<void> | void): void => {
-  cleanups.push(fn);
-};
+export { onCleanup };
 
 export interface ScriptedConnection {
   ws: WebSocket;

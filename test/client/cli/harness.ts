@@ -17,10 +17,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { PassThrough, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { afterEach, vi } from "vitest";
+import { vi } from "vitest";
 import { main } from "../../../client/cli/index.ts";
 import { demoAssistants, silentLogger, startHub, type Hub, type HubConfig } from "../../../hub/index.ts";
 import { CliSession, type Stream } from "./lines.ts";
+import { onCleanup } from "../../support/cleanup.ts";
 
 export { CliSession } from "./lines.ts";
 
@@ -28,19 +29,15 @@ export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 export const BIN = fileURLToPath(new URL("../../../client/cli/bin.mjs", import.meta.url));
 export const SECRET = "test-secret-test-secret-test-secret-0123";
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
-});
 
 export type RunningHub = Hub & { port: number; url: string };
 
 /** The real hub with the demo assistants (fast tokens), in memory. */
 export async function startTestHub(config: HubConfig = {}): Promise<RunningHub> {
   const hub = await startHub({ port: 0, dataDir: null, logger: silentLogger, assistants: demoAssistants({ tokenDelayMs: 2 }), ...config });
-  cleanups.push(() => hub.close());
+  onCleanup(() => hub.close());
   // Runs after the commands are gone (cleanups run last-registered first): no connection is left behind.
-  cleanups.push(() =>
+  onCleanup(() =>
     vi.waitFor(() => {
       if (hub.stats().connections !== 0) throw new Error(`${hub.stats().connections} connections left`);
     }, { timeout: 10_000, interval: 20 }),
@@ -170,7 +167,7 @@ export function command(name: string, args: readonly string[], env: NodeJS.Proce
 }
 
 function track<S extends CliSession>(session: S): S {
-  cleanups.push(async () => {
+  onCleanup(async () => {
     session.kill();
     await session.exited;
   });

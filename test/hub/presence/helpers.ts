@@ -4,7 +4,6 @@
  * to a PresenceHub the way a socket would. afterEach disposes everything.
  */
 import { createEncoder, toUint8Array, writeVarString, writeVarUint } from "lib0/encoding";
-import { afterEach } from "vitest";
 import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate } from "y-protocols/awareness";
 import * as Y from "yjs";
 import type { Principal } from "../../../hub/auth/index.ts";
@@ -16,11 +15,8 @@ import {
   presenceRoomKey,
 } from "../../../hub/presence/index.ts";
 import type { Cancel, PresenceClock, PresenceHubOptions, PresenceResult } from "../../../hub/presence/index.ts";
+import { onCleanup } from "../../support/cleanup.ts";
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
-});
 
 export function principal(sub: string, name: string): Principal {
   return { sub, name, tenant: "acme", roles: ["observer"] };
@@ -175,7 +171,7 @@ export class Harness {
       },
       ...options,
     });
-    cleanups.push(() => this.dispose());
+    onCleanup(() => this.dispose());
   }
 
   /** Opens a connection and joins it to `roomKey`, applying the snapshot it gets. */
