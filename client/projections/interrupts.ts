@@ -52,6 +52,8 @@ export interface ResolvedInterrupt {
   node?: string;
   run_id?: string;
   requested_at?: number;
+  /** Its routing (queue, deadline, assistant), when it was a queue item. */
+  review?: ReviewInfo;
 }
 
 export interface InterruptsState {
@@ -91,6 +93,7 @@ function questionOf(view: InterruptView | undefined): Partial<ResolvedInterrupt>
     ...(view.node === undefined ? {} : { node: view.node }),
     ...(view.run_id === undefined ? {} : { run_id: view.run_id }),
     ...(view.requested_at === undefined ? {} : { requested_at: view.requested_at }),
+    ...(view.review === undefined ? {} : { review: view.review }),
   };
 }
 

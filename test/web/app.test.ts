@@ -156,32 +156,39 @@ describe.skipIf(!hasChromium())("the web app in Chromium", { timeout: 60_000 }, 
     expect(await watcher.getByRole("group", { name: "Thread state" }).textContent()).not.toContain("answer:");
   });
 
-  it("the hub restarts mid-run: the page reconnects, shows the current state, and no text is doubled", async () => {
+  it("the hub restarts mid-run: every open tab reconnects, shows the current state, and no text is doubled", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sb-web-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     let hub = await startHub({ port: 0, dataDir: dir, logger: silentLogger, assistants: demoAssistants({ tokenDelayMs: 40 }) });
     const port = hub.port;
     cleanups.push(() => hub.close());
     const page = await person(`${hub.url}/#/threads/restart-1`);
-    await page.getByRole("heading", { name: "Messages" }).waitFor(UI);
+    const other = await person(`${hub.url}/#/threads/restart-1`);
+    const inbox = await person(`${hub.url}/#/`);
+    const tabs = [page, other];
+    for (const tab of tabs) await tab.getByRole("heading", { name: "Messages" }).waitFor(UI);
     const starter = new HubClient({ url: hub.url, reconnect: false });
     await starter.thread("restart-1").run("review", { topic: "resilience" });
-    const text = page.getByTestId("message-text");
-    await page.waitForFunction(() => (document.querySelector('[data-testid="message-text"]')?.textContent?.length ?? 0) > 30, undefined, UI);
+    for (const tab of tabs) await tab.waitForFunction(() => (document.querySelector('[data-testid="message-text"]')?.textContent?.length ?? 0) > 30, undefined, UI);
     starter.close();
 
     await hub.close();
-    await page.getByRole("status").filter({ hasText: "Reconnecting" }).waitFor(UI);
+    for (const tab of [...tabs, inbox]) await tab.getByRole("status").filter({ hasText: "Reconnecting" }).waitFor(UI);
     hub = await startHub({ port, dataDir: dir, logger: silentLogger, assistants: demoAssistants({ tokenDelayMs: 2 }) });
-    await page.getByRole("status").filter({ hasText: "Reconnecting" }).waitFor({ state: "detached", ...UI });
+    for (const tab of [...tabs, inbox]) await tab.getByRole("status").filter({ hasText: "Reconnecting" }).waitFor({ state: "detached", ...UI });
 
     // The run was cut by the restart; the page says so and lets the operator continue it.
     await page.getByRole("button", { name: "Continue from the last checkpoint" }).click();
-    await page.getByRole("link", { name: "Open to answer" }).waitFor(UI);
-    await page.waitForFunction((draft) => document.querySelector('[data-testid="message-text"]')?.textContent === draft, REVIEW_DRAFT, UI);
-    const all = await page.locator("main").textContent();
-    expect(all?.split("Dear team, the quarterly release").length).toBe(4); // message, question summary, state: once each
-    expect(await text.count()).toBe(1);
+    for (const tab of tabs) {
+      await tab.getByRole("link", { name: "Open to answer" }).waitFor(UI);
+      await tab.waitForFunction((draft) => document.querySelector('[data-testid="message-text"]')?.textContent === draft, REVIEW_DRAFT, UI);
+      const all = await tab.locator("main").textContent();
+      expect(all?.split("Dear team, the quarterly release").length).toBe(4); // message, question summary, state: once each
+      expect(await tab.getByTestId("message-text").count()).toBe(1);
+    }
+    // The inbox that was open through the restart lists the new question once.
+    await inbox.getByRole("link", { name: /^Dear team, the quarterly release/ }).waitFor(UI);
+    expect(await inbox.getByRole("link", { name: /^Dear team, the quarterly release/ }).count()).toBe(1);
   });
 
   it("parallel-review: three questions answered from two tabs, the run completes", async () => {

@@ -6,12 +6,38 @@
  */
 import type { ReactNode } from "react";
 import { JsonTree } from "./json-tree.tsx";
+import { humanInterruptOf } from "../kinds/kinds.ts";
 import { Markdown, looksLikeProse } from "./markdown.tsx";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const label = (key: string) => key.replace(/[_-]+/g, " ").replace(/^./, (c) => c.toUpperCase());
 
+/** An Agent Inbox request: its description in words, the action and its arguments. */
+function ActionRequestView({ payload }: { payload: unknown }): ReactNode {
+  const found = humanInterruptOf(payload);
+  if (!found) return null;
+  const { description, action_request } = found.request;
+  return (
+    <div className="payload">
+      {description !== undefined && <Markdown text={description} label="Description" />}
+      <dl className="facts">
+        <div className="fact">
+          <dt>Action</dt>
+          <dd className="mono">{action_request.action}</dd>
+        </div>
+      </dl>
+      <h3 className="field-title">Arguments</h3>
+      <JsonTree value={action_request.args} label="Arguments" />
+      <details className="raw">
+        <summary>Raw payload</summary>
+        <JsonTree value={payload} label="Raw payload" openDepth={1} />
+      </details>
+    </div>
+  );
+}
+
 export function PayloadView({ payload }: { payload: unknown }): ReactNode {
+  if (humanInterruptOf(payload)) return <ActionRequestView payload={payload} />;
   if (typeof payload === "string") return looksLikeProse(payload) ? <Markdown text={payload} label="Question" /> : <p className="payload-text">{payload}</p>;
   if (!isRecord(payload)) return <JsonTree value={payload} label="Payload" />;
   const entries = Object.entries(payload).filter(([k]) => k !== "review");

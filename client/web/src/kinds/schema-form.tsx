@@ -4,7 +4,7 @@
  * with @cfworker/json-schema before anything is sent. A required boolean
  * decision (`approve`) becomes Approve / Reject buttons.
  */
-import { Validator, type OutputUnit } from "@cfworker/json-schema";
+import { Validator } from "@cfworker/json-schema";
 import { useMemo, useState, type ReactNode } from "react";
 import { useDraft, type AnswerFormProps, type AnswerItem, type AnswerKind } from "./kinds.ts";
 
@@ -29,11 +29,80 @@ export function decisionKey(schema: unknown): string | undefined {
   return booleans.find((k) => /^(approve|approved|accept|accepted|ok)$/i.test(k)) ?? (booleans.length === 1 && required.includes(booleans[0]) ? booleans[0] : undefined);
 }
 
-function validate(schema: unknown, value: unknown): OutputUnit[] {
+/** One problem with the answer, in words, and the field it belongs to ("" for the answer as a whole). */
+export interface FormError {
+  field: string;
+  message: string;
+}
+
+/** The schema at a keyword location such as `#/properties/comment/minLength` (its parent's value). */
+function keywordValue(schema: unknown, location: string): unknown {
+  let at: unknown = schema;
+  for (const part of location.replace(/^#\/?/, "").split("/").filter(Boolean)) {
+    if (!isRecord(at)) return undefined;
+    at = at[decodeURIComponent(part.replace(/~1/g, "/").replace(/~0/g, "~"))];
+  }
+  return at;
+}
+
+const quoted = (text: string): string | undefined => /"([^"]+)"/.exec(text)?.[1];
+
+/** The validator's findings as a person reads them: "Comment is required", "At least 5 characters". */
+export function formErrors(schema: unknown, value: unknown): FormError[] {
   if (!isRecord(schema) && typeof schema !== "boolean") return [];
   const result = new Validator(schema as Schema | boolean, "2020-12", false).validate(value);
-  // The leaf errors say what is wrong; the "properties"/"allOf" wrappers only repeat them.
-  return result.valid ? [] : result.errors.filter((e) => !["properties", "allOf", "anyOf", "oneOf", "items", "$ref"].includes(e.keyword) || result.errors.length === 1);
+  if (result.valid) return [];
+  const props = isRecord(schema) && isRecord(schema["properties"]) ? schema["properties"] : {};
+  const title = (key: string) => titleOf(key, isRecord(props[key]) ? (props[key] as Schema) : {});
+  const out: FormError[] = [];
+  for (const e of result.errors) {
+    const field = e.instanceLocation.replace(/^#\/?/, "").split("/")[0] ?? "";
+    const limit = keywordValue(schema, e.keywordLocation);
+    let message: string | undefined;
+    switch (e.keyword) {
+      case "properties":
+      case "allOf":
+      case "anyOf":
+      case "oneOf":
+      case "items":
+      case "$ref":
+      case "false":
+        // Wrappers repeat what their leaf errors say.
+        if (result.errors.length > 1) continue;
+        message = e.error;
+        break;
+      case "required": {
+        const key = quoted(e.error) ?? "";
+        out.push({ field: key, message: `${title(key)} is required.` });
+        continue;
+      }
+      case "additionalProperties":
+        message = `${quoted(e.error) ?? "A field"} is not part of this answer.`;
+        break;
+      case "minLength":
+        message = `At least ${String(limit)} character${limit === 1 ? "" : "s"}.`;
+        break;
+      case "maxLength":
+        message = `At most ${String(limit)} characters.`;
+        break;
+      case "minimum":
+        message = `At least ${String(limit)}.`;
+        break;
+      case "maximum":
+        message = `At most ${String(limit)}.`;
+        break;
+      case "enum":
+        message = Array.isArray(limit) ? `Choose one of ${limit.map(String).join(", ")}.` : e.error;
+        break;
+      case "type":
+        message = `Must be ${Array.isArray(limit) ? limit.join(" or ") : String(limit)}.`;
+        break;
+      default:
+        message = e.error;
+    }
+    out.push({ field, message });
+  }
+  return out;
 }
 
 function initialValue(schema: Schema): unknown {
@@ -167,18 +236,18 @@ function JsonField({ title, value, onChange, disabled, error }: { title: string;
 function SchemaForm({ item, disabled, submit, draftKey }: AnswerFormProps): ReactNode {
   const schema = isRecord(item.responseSchema) ? item.responseSchema : {};
   const [value, setValue] = useDraft<unknown>(`${draftKey}.form`, initialValue(schema));
-  const [errors, setErrors] = useState<OutputUnit[]>([]);
+  const [errors, setErrors] = useState<FormError[]>([]);
   const objectSchema = typeOf(schema) === "object" || isRecord(schema["properties"]);
   const props = objectSchema && isRecord(schema["properties"]) ? schema["properties"] : {};
   const required = Array.isArray(schema["required"]) ? schema["required"].filter((r): r is string => typeof r === "string") : [];
   const decision = useMemo(() => decisionKey(schema), [schema]);
 
   const send = (answer: unknown) => {
-    const found = validate(schema, answer);
+    const found = formErrors(schema, answer);
     setErrors(found);
     if (found.length === 0) submit(answer);
   };
-  const errorAt = (key: string) => errors.find((e) => e.instanceLocation === `#/${key}` || e.instanceLocation.startsWith(`#/${key}/`))?.error;
+  const errorAt = (key: string) => errors.find((e) => e.field === key)?.message;
   const record = isRecord(value) ? value : {};
   const set = (key: string, v: unknown) => {
     const { [key]: _old, ...rest } = record;
@@ -188,7 +257,7 @@ function SchemaForm({ item, disabled, submit, draftKey }: AnswerFormProps): Reac
   if (!objectSchema) {
     return (
       <form className="schema-form" onSubmit={(e) => (e.preventDefault(), send(value))}>
-        <Field name="answer" schema={schema} value={value} onChange={setValue} disabled={disabled} required error={errors[0]?.error} />
+        <Field name="answer" schema={schema} value={value} onChange={setValue} disabled={disabled} required error={errors[0]?.message} />
         <div className="actions">
           <button type="submit" className="btn btn-primary" disabled={disabled}>
             Send answer
@@ -198,15 +267,15 @@ function SchemaForm({ item, disabled, submit, draftKey }: AnswerFormProps): Reac
     );
   }
   const fields = Object.entries(props).filter(([key, s]) => isRecord(s) && key !== decision);
-  const general = errors.filter((e) => !Object.keys(props).some((k) => e.instanceLocation.startsWith(`#/${k}`)));
+  const general = errors.filter((e) => !fields.some(([k]) => e.field === k));
   return (
     <form className="schema-form" onSubmit={(e) => (e.preventDefault(), send(decision ? { ...record, [decision]: true } : record))}>
       {fields.map(([key, s]) => (
         <Field key={key} name={key} schema={s as Schema} value={record[key]} onChange={(v) => set(key, v)} disabled={disabled} required={required.includes(key)} error={errorAt(key)} />
       ))}
-      {general.map((e) => (
-        <p key={e.keywordLocation} className="field-error" role="alert">
-          {e.error}
+      {general.map((e, i) => (
+        <p key={`${e.field}-${i}`} className="field-error" role="alert">
+          {e.message}
         </p>
       ))}
       <div className="actions">

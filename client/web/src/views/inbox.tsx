@@ -50,6 +50,21 @@ function rowOfOpen(item: InterruptView): Row {
   };
 }
 
+function rowOfResolved(r: ResolvedInterrupt): Row {
+  return {
+    key: `${r.thread_id ?? ""}/${r.interrupt_id}`,
+    threadId: r.thread_id ?? "",
+    interruptId: r.interrupt_id,
+    payload: r.payload,
+    queue: r.review?.queue ?? "default",
+    assistant: r.review?.assistant_id ?? "",
+    node: r.node,
+    requestedAt: r.review?.created_at ?? r.requested_at,
+    expiresAt: r.review?.expires_at ?? null,
+    resolved: r,
+  };
+}
+
 function outcomeText(r: ResolvedInterrupt, now: number): string {
   const when = ago(r.at, now);
   switch (r.outcome) {
@@ -133,18 +148,13 @@ export function InboxView({ queue }: { queue: QueueHandle }): ReactNode {
     void queue.setPresence({ view: "inbox" }).catch(() => undefined);
   }, [queue, reviewer]);
 
-  // Questions that left the queue stay visible a while, with their outcome.
-  const seen = useRef(new Map<string, Row>());
+  // Questions that left the queue stay visible a while, with their outcome (the SDK keeps what was asked).
   const rows = useMemo(() => {
     const open = items.map(rowOfOpen);
-    for (const row of open) seen.current.set(row.key, row);
     const done: Row[] = [];
     for (const r of resolved) {
-      const key = `${r.thread_id ?? ""}/${r.interrupt_id}`;
-      const before = seen.current.get(key);
-      if (!before || (r.at !== undefined && now - r.at > RESOLVED_VISIBLE_MS)) continue;
-      const { open: _open, ...rest } = before;
-      done.push({ ...rest, resolved: r });
+      if (r.at !== undefined && now - r.at > RESOLVED_VISIBLE_MS) continue;
+      done.push(rowOfResolved(r));
     }
     const all = [...open, ...done.filter((d) => !open.some((o) => o.key === d.key))];
     const filtered = all.filter((r) => (queueFilter === "" || r.queue === queueFilter) && (assistantFilter === "" || r.assistant === assistantFilter));

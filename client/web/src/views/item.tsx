@@ -49,6 +49,15 @@ export function refusalText(error: HubClientError, now: number): string {
   }
 }
 
+/** "It is routed to u_ada, u_rita and role finance; you are not one of them", when that is why. */
+function notCandidateReason(record: ReviewRecord, me: { sub: string; roles: readonly string[] }): string | undefined {
+  const { users, roles } = record.routing;
+  if (users.length === 0 && roles.length === 0) return undefined;
+  if (users.includes(me.sub) || roles.some((r) => me.roles.includes(r))) return undefined;
+  const who = [...users, ...roles.map((r) => `role ${r}`)].join(", ");
+  return `This item is routed to ${who}; you are not one of its candidates.`;
+}
+
 export function ItemView({ threadId, interruptId, queue }: { threadId: string; interruptId: string; queue: QueueHandle }): ReactNode {
   const { client, me } = useSession();
   const { thread, error: subscribeError } = useThread(threadId);
@@ -101,7 +110,7 @@ export function ItemView({ threadId, interruptId, queue }: { threadId: string; i
   const readOnlyReason = !reviewer
     ? `You are signed in as ${me.principal.roles.join(", ") || "no role"}: answering needs the reviewer role.`
     : record?.viewer && !record.viewer.may_answer && pendingNow && record.viewer.code !== "claim_held"
-      ? (record.viewer.reason ?? "You may not answer this item.")
+      ? notCandidateReason(record, me.principal) ?? record.viewer.reason ?? "You may not answer this item."
       : undefined;
   const disabled = readOnlyReason !== undefined || !pendingNow || outcome?.kind === "sending" || payload === undefined;
 
