@@ -103,10 +103,11 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     bus: storage.bus,
     onError: (error, context) => logger.error(`${context}: ${String(error)}`),
   });
+  const nodeId = cluster?.nodeId ?? defaultNodeId();
   const ownership = storage.leases && cluster
     ? new RunOwnership({
         leases: storage.leases,
-        nodeId: cluster.nodeId ?? defaultNodeId(),
+        nodeId,
         leaseMs: cluster.runLeaseMs ?? DEFAULT_RUN_LEASE_MS,
         logs,
         fences,
@@ -120,6 +121,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     assistants,
     logs,
     metrics,
+    nodeId,
     onError: (error, context) => logger.error(`${context}: ${String(error)}`),
     async originOf(threadId, interruptId) {
       const item = await storage.reviews.getItem(interruptId);

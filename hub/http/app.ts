@@ -130,8 +130,10 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
   app.get("/threads/:thread_id", async (c) => {
     try {
       const { thread, graph } = await readThread(c);
-      const state = graph ? await graph.getState(thread.threadId) : undefined;
-      return c.json(threadJson(thread, state?.interrupts ?? []));
+      const [state, [run]] = await Promise.all([graph ? graph.getState(thread.threadId) : undefined, store.listRuns(thread.threadId, { limit: 1 })]);
+      // Its current run (the latest): who runs it, or ran it last.
+      const current = run === undefined ? null : { run_id: run.runId, status: run.status, node_id: run.nodeId };
+      return c.json({ ...threadJson(thread, state?.interrupts ?? []), run: current });
     } catch (error) {
       return fail(error);
     }

@@ -115,6 +115,7 @@ export function newRunRecord(record: NewRun, now: string): RunRecord {
     multitaskStrategy: record.multitaskStrategy,
     input: record.input === undefined ? null : record.input,
     error: null,
+    nodeId: record.nodeId ?? null,
     createdAt: now,
     startedAt: record.status === "running" ? now : null,
     endedAt: isFinalRunStatus(record.status) ? now : null,
@@ -136,13 +137,14 @@ export function applyThreadPatch(thread: ThreadRecord, patch: ThreadPatch, now: 
  * startedAt is the first time the run was "running" and endedAt the first
  * time it reached a final status, so a repeated update does not move them.
  * endedAt is null exactly while the status is not final. An omitted error
- * is kept; null clears it.
+ * is kept; null clears it. An omitted nodeId is kept (the last node that ran it).
  */
 export function applyRunPatch(run: RunRecord, patch: RunPatch, now: string): RunRecord {
   return {
     ...run,
     status: patch.status,
     error: patch.error === undefined ? run.error : patch.error,
+    nodeId: patch.nodeId === undefined ? run.nodeId : patch.nodeId,
     startedAt: patch.status === "running" ? (run.startedAt ?? now) : run.startedAt,
     endedAt: isFinalRunStatus(patch.status) ? (run.endedAt ?? now) : null,
   };

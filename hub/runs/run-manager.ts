@@ -42,6 +42,8 @@ export interface RunManagerOptions {
   assistants: AssistantRegistry;
   logs: ThreadLogs;
   metrics: HubMetrics;
+  /** This node's name, stamped on the runs it runs (`node_id`). */
+  nodeId: string;
   onError?: (error: unknown, context: string) => void;
   /**
    * Where a pending interrupt was asked (its namespace and node), as first
@@ -189,6 +191,7 @@ export class RunManager {
         startedBy: principal.sub,
         multitaskStrategy: request.strategy,
         input: request.input ?? null,
+        nodeId: this.#o.nodeId,
       });
       await this.#launch(thread, plan, log, principal.sub, token);
       return record;
@@ -240,8 +243,8 @@ export class RunManager {
   /** A resume run's record: created, or (its earlier attempt died) set running again. */
   async #recordRun(thread: ThreadRecord, assistantId: string, runId: string, startedBy: string): Promise<RunRecord> {
     const existing = await this.#o.store.getRun(runId);
-    if (existing !== undefined) return (await this.#o.store.updateRun(runId, { status: "running", error: null })) ?? existing;
-    return this.#o.store.createRun({ runId, threadId: thread.threadId, tenant: thread.tenant, assistantId, status: "running", startedBy, multitaskStrategy: "reject", input: null });
+    if (existing !== undefined) return (await this.#o.store.updateRun(runId, { status: "running", error: null, nodeId: this.#o.nodeId })) ?? existing;
+    return this.#o.store.createRun({ runId, threadId: thread.threadId, tenant: thread.tenant, assistantId, status: "running", startedBy, multitaskStrategy: "reject", input: null, nodeId: this.#o.nodeId });
   }
 
   /** Cancels the active run, or a queued one by id. */
@@ -450,7 +453,7 @@ export class RunManager {
           ? await this.#plan(thread, assistant, next.work.request.input, undefined)
           : await this.#resumePlan(thread, assistant, log, next.work.order);
         const token = await this.#claim(thread.threadId, next.record.runId);
-        await this.#o.store.updateRun(next.record.runId, { status: "running" });
+        await this.#o.store.updateRun(next.record.runId, { status: "running", nodeId: this.#o.nodeId });
         await this.#launch(thread, { ...plan, runId: next.record.runId }, log, next.principal.sub, token);
       } catch (error) {
         await this.#finish(next.record.runId, { status: "failed", error: error instanceof Error ? error.message : String(error) });
@@ -537,7 +540,7 @@ export class RunManager {
           data: { event: "running", graph_name: assistant.id, taken_over: true, node_id: ownership.nodeId, previous_node_id: lease.previousNodeId },
         },
       };
-      await this.#o.store.updateRun(run.runId, { status: "running", error: null });
+      await this.#o.store.updateRun(run.runId, { status: "running", error: null, nodeId: this.#o.nodeId });
       await this.#launch(thread, plan, log, run.startedBy, lease.token, announce);
     });
   }

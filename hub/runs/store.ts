@@ -32,6 +32,11 @@ export interface RunRecord {
   /** JSON input of the run (null for a resume). */
   input: unknown;
   error: string | null;
+  /**
+   * The node that runs the run, or ran it last (kept after it ends; a takeover
+   * names the new node). null while it is queued and has not run anywhere.
+   */
+  nodeId: string | null;
   createdAt: string;
   startedAt: string | null;
   endedAt: string | null;
@@ -45,10 +50,11 @@ export interface HubStore {
   listThreads(tenant: string, options?: { status?: ThreadStatus; limit?: number; offset?: number }): Promise<ThreadRecord[]>;
   deleteThread(threadId: string, tenant: string): Promise<boolean>;
 
-  createRun(record: Omit<RunRecord, "createdAt" | "startedAt" | "endedAt" | "error">): Promise<RunRecord>;
+  /** `nodeId` may be omitted (null: not run anywhere yet). */
+  createRun(record: Omit<RunRecord, "createdAt" | "startedAt" | "endedAt" | "error" | "nodeId"> & { nodeId?: string | null }): Promise<RunRecord>;
   getRun(runId: string): Promise<RunRecord | undefined>;
-  /** Sets status; stamps startedAt on "running" and endedAt on a final status. */
-  updateRun(runId: string, patch: { status: RunStatus; error?: string | null }): Promise<RunRecord | undefined>;
+  /** Sets status; stamps startedAt on "running" and endedAt on a final status. An omitted `nodeId` is kept. */
+  updateRun(runId: string, patch: { status: RunStatus; error?: string | null; nodeId?: string }): Promise<RunRecord | undefined>;
   listRuns(threadId: string, options?: { status?: RunStatus; limit?: number }): Promise<RunRecord[]>;
   /** Removes one run's record; false when there is none. */
   deleteRun(runId: string): Promise<boolean>;

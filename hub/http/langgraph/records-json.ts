@@ -76,6 +76,8 @@ export interface RunJson {
   /** Extension: the hub's own status (it tells cancelled from interrupted) and the failure, if any. */
   switchboard_status: RunStatus;
   error: string | null;
+  /** Extension: the hub node that runs the run, or ran it last (null while queued). */
+  node_id: string | null;
 }
 
 export function runJson(run: RunRecord): RunJson {
@@ -92,5 +94,6 @@ export function runJson(run: RunRecord): RunJson {
     cancel_reason: run.status === "cancelled" ? (run.error ?? "cancelled") : null,
     switchboard_status: run.status,
     error: run.error,
+    node_id: run.nodeId,
   };
 }

@@ -41,6 +41,7 @@ interface RunRow {
   multitask_strategy: MultitaskStrategy;
   input: unknown;
   error: string | null;
+  node_id: string | null;
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
@@ -48,7 +49,7 @@ interface RunRow {
 
 const THREAD_COLUMNS = "thread_id, tenant, assistant_id, status, metadata, created_at, updated_at";
 const RUN_COLUMNS =
-  "run_id, thread_id, tenant, assistant_id, status, started_by, multitask_strategy, input, error, created_at, started_at, ended_at";
+  "run_id, thread_id, tenant, assistant_id, status, started_by, multitask_strategy, input, error, node_id, created_at, started_at, ended_at";
 const NEWEST_FIRST = "ORDER BY created_at DESC, seq DESC";
 
 function fromThreadRow(row: ThreadRow): ThreadRecord {
@@ -74,6 +75,7 @@ function fromRunRow(row: RunRow): RunRecord {
     multitaskStrategy: row.multitask_strategy,
     input: row.input,
     error: row.error,
+    nodeId: row.node_id,
     createdAt: row.created_at,
     startedAt: row.started_at,
     endedAt: row.ended_at,
@@ -167,9 +169,9 @@ export class PostgresHubStore implements HubStore {
   async createRun(record: NewRun): Promise<RunRecord> {
     const r = newRunRecord(record, this.#now());
     const { rows } = await this.#db.pool.query<RunRow>(
-      `INSERT INTO ${this.#r} (${RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      `INSERT INTO ${this.#r} (${RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
        ON CONFLICT (run_id) DO NOTHING RETURNING ${RUN_COLUMNS}`,
-      [r.runId, r.threadId, r.tenant, r.assistantId, r.status, r.startedBy, r.multitaskStrategy, encodeJson(r.input), r.error, r.createdAt, r.startedAt, r.endedAt],
+      [r.runId, r.threadId, r.tenant, r.assistantId, r.status, r.startedBy, r.multitaskStrategy, encodeJson(r.input), r.error, r.nodeId, r.createdAt, r.startedAt, r.endedAt],
     );
     const row = rows[0];
     if (row === undefined) throw new HubRecordExistsError("run", record.runId);
@@ -195,12 +197,13 @@ export class PostgresHubStore implements HubStore {
     const row = rows[0];
     if (row === undefined) return undefined;
     const next = applyRunPatch(fromRunRow(row), patch, this.#now());
-    await c.query(`UPDATE ${this.#r} SET status = $2, error = $3, started_at = $4, ended_at = $5 WHERE run_id = $1`, [
+    await c.query(`UPDATE ${this.#r} SET status = $2, error = $3, started_at = $4, ended_at = $5, node_id = $6 WHERE run_id = $1`, [
       runId,
       next.status,
       next.error,
       next.startedAt,
       next.endedAt,
+      next.nodeId,
     ]);
     return next;
   }

@@ -50,6 +50,7 @@ interface RunRow {
   multitask_strategy: MultitaskStrategy;
   input: string;
   error: string | null;
+  node_id: string | null;
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
@@ -57,7 +58,7 @@ interface RunRow {
 
 const THREAD_COLUMNS = "thread_id, tenant, assistant_id, status, metadata, created_at, updated_at";
 const RUN_COLUMNS =
-  "run_id, thread_id, tenant, assistant_id, status, started_by, multitask_strategy, input, error, created_at, started_at, ended_at";
+  "run_id, thread_id, tenant, assistant_id, status, started_by, multitask_strategy, input, error, node_id, created_at, started_at, ended_at";
 const NEWEST_FIRST = "ORDER BY created_at DESC, seq DESC";
 /** SQLite reads a negative LIMIT as "no limit". */
 const NO_LIMIT = -1;
@@ -97,6 +98,7 @@ function toRunRow(r: RunRecord): RunRow {
     multitask_strategy: r.multitaskStrategy,
     input: encodeJson(r.input),
     error: r.error,
+    node_id: r.nodeId,
     created_at: r.createdAt,
     started_at: r.startedAt,
     ended_at: r.endedAt,
@@ -114,6 +116,7 @@ function fromRunRow(row: RunRow): RunRecord {
     multitaskStrategy: row.multitask_strategy,
     input: decodeJson(row.input),
     error: row.error,
+    nodeId: row.node_id,
     createdAt: row.created_at,
     startedAt: row.started_at,
     endedAt: row.ended_at,
@@ -153,12 +156,12 @@ function prepareStatements(db: Database.Database) {
     insertRun: db.prepare<RunRow>(
       `INSERT INTO hub_runs (${RUN_COLUMNS})
        VALUES (@run_id, @thread_id, @tenant, @assistant_id, @status, @started_by, @multitask_strategy,
-         @input, @error, @created_at, @started_at, @ended_at)
+         @input, @error, @node_id, @created_at, @started_at, @ended_at)
        ON CONFLICT (run_id) DO NOTHING`,
     ),
     selectRun: db.prepare<[string], RunRow>(`SELECT ${RUN_COLUMNS} FROM hub_runs WHERE run_id = ?`),
     updateRun: db.prepare<RunRow>(
-      `UPDATE hub_runs SET status = @status, error = @error, started_at = @started_at, ended_at = @ended_at
+      `UPDATE hub_runs SET status = @status, error = @error, started_at = @started_at, ended_at = @ended_at, node_id = @node_id
        WHERE run_id = @run_id`,
     ),
     // A status filter on top of the thread index: a thread has few runs.

@@ -111,6 +111,11 @@ ALTER TABLE hub_review_items ADD COLUMN resume_run_id TEXT;
 ALTER TABLE hub_review_items ADD COLUMN applied_at TEXT;
 CREATE INDEX IF NOT EXISTS hub_review_items_resume ON hub_review_items (resume_run_id);`,
   },
+  {
+    version: 3,
+    name: "the node that runs (or last ran) each run",
+    sql: "ALTER TABLE hub_runs ADD COLUMN node_id TEXT;",
+  },
 ];
 
 export const HUB_SCHEMA: SqliteSchema = {

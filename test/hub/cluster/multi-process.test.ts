@@ -117,6 +117,13 @@ describeWith("DATABASE_URL", "three hub processes on one Postgres and one Redis"
       expect(answered).toMatchObject({ type: "success", result: { resumed: true } });
       await observer.waitForEvent(isRootLifecycle("completed"));
       await moved.waitForEvent(isRootLifecycle("completed"));
+      // The run names its last owner on every node, after it ended too (the resume ran where the answer was taken).
+      for (const node of [survivor, third]) {
+        const run = (await (await fetch(`${node.url}/threads/t-crash/runs/${String(runId)}`)).json()) as Record<string, unknown>;
+        expect(run).toMatchObject({ run_id: runId, node_id: newOwner });
+        const thread = (await (await fetch(`${node.url}/threads/t-crash`)).json()) as Record<string, unknown>;
+        expect(thread).toMatchObject({ run: { node_id: newOwner === "node-1" ? "node-2" : "node-1" } });
+      }
       // No event id twice, no gap: every seq once, consecutive (all channels are subscribed).
       const watched = seqs(observer.events);
       expect(new Set(watched).size).toBe(watched.length);

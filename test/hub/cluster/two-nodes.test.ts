@@ -82,13 +82,21 @@ describeWith("DATABASE_URL", "two hub nodes on one Postgres and one Redis", (dat
     const onA = await TestSocket.open(wsUrl(a!, "/threads/t2/stream/events"));
     const started = await onA.request("run.start", { assistant_id: "review", input: { topic: "handover" } });
     const runId = started.type === "success" ? started.result["run_id"] : undefined;
-    // The draft is streaming on node-0 when it shuts down.
+    // The draft is streaming on node-0 when it shuts down; every node names node-0 as its owner.
     await onB.waitForEvent((e) => e.method === "messages");
+    for (const node of [a!, b!]) {
+      expect(await getJson(`${node.url}/threads/t2`)).toMatchObject({ status: "busy", run: { run_id: runId, status: "running", node_id: "node-0" } });
+      expect(await getJson(`${node.url}/threads/t2/runs/${String(runId)}`)).toMatchObject({ run_id: runId, status: "running", node_id: "node-0" });
+    }
     await onA.close();
     await a!.close();
     const takenOver = await onB.waitForEvent((e) => e.method === "lifecycle" && e.params.data.taken_over === true, "the takeover");
     expect(takenOver).toMatchObject({ run_id: runId, params: { namespace: [], data: { event: "running", node_id: "node-1", previous_node_id: "node-0" } } });
     await onB.waitForEvent(isRootLifecycle("interrupted"));
+    // The taken-over run names its new node, also once it ended.
+    await vi_waitEqual(async () => ((await getJson(`${b!.url}/threads/t2/runs/${String(runId)}`)) as { switchboard_status?: unknown }).switchboard_status, () => "interrupted");
+    expect(await getJson(`${b!.url}/threads/t2`)).toMatchObject({ run: { run_id: runId, status: "interrupted", node_id: "node-1" } });
+    expect(await getJson(`${b!.url}/threads/t2/runs/${String(runId)}`)).toMatchObject({ node_id: "node-1" });
     const eventIds = ids(onB.events);
     expect(new Set(eventIds).size).toBe(eventIds.length);
     const [interruptId] = interruptIdsOf(onB.events);
@@ -102,5 +110,11 @@ describeWith("DATABASE_URL", "two hub nodes on one Postgres and one Redis", (dat
 
 async function vi_waitEqual(left: () => unknown, right: () => unknown): Promise<void> {
   const { vi } = await import("vitest");
-  await vi.waitFor(() => expect(left()).toEqual(right()), WAIT);
+  await vi.waitFor(async () => expect(await left()).toEqual(await right()), WAIT);
+}
+
+async function getJson(url: string): Promise<unknown> {
+  const res = await fetch(url);
+  expect(res.status, url).toBe(200);
+  return res.json();
 }

@@ -13,6 +13,7 @@ export function runTests(store: () => HubStore): void {
     expect(created).toEqual({
       ...newRun("r1", "t1"),
       error: null,
+      nodeId: null,
       createdAt: created.createdAt,
       startedAt: null,
       endedAt: null,
@@ -71,6 +72,22 @@ export function runTests(store: () => HubStore): void {
     const cancelled = await store().updateRun("r1", { status: "cancelled" });
     expect(cancelled).toMatchObject({ status: "cancelled", startedAt: null });
     expectIso(cancelled?.endedAt);
+  });
+
+  it("keeps the node that ran a run: set at creation or on a later status, kept when omitted and after the run ends", async () => {
+    await store().createThread(newThread("t1"));
+    expect((await store().createRun({ ...newRun("r1", "t1"), status: "running", nodeId: "node-a" })).nodeId).toBe("node-a");
+    expect((await store().updateRun("r1", { status: "running" }))?.nodeId).toBe("node-a");
+    // Taken over: the new node is named; the end keeps it.
+    expect((await store().updateRun("r1", { status: "running", nodeId: "node-b" }))?.nodeId).toBe("node-b");
+    expect((await store().updateRun("r1", { status: "completed" }))?.nodeId).toBe("node-b");
+    expect((await store().getRun("r1"))?.nodeId).toBe("node-b");
+    expect((await store().listRuns("t1"))[0]?.nodeId).toBe("node-b");
+    // Queued: no node until it runs.
+    await store().createRun(newRun("r2", "t1"));
+    expect((await store().getRun("r2"))?.nodeId).toBeNull();
+    expect((await store().updateRun("r2", { status: "running", nodeId: "node-c" }))?.nodeId).toBe("node-c");
+    expect((await store().listUnfinishedRuns()).map((r) => r.nodeId)).toEqual(["node-c"]);
   });
 
   it("sets the error, keeps it when omitted and clears it with null", async () => {
