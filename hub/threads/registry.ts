@@ -17,7 +17,7 @@
  */
 import type { ProtocolEvent } from "../protocol/index.ts";
 import type { BusFence, EventBus } from "./bus.ts";
-import { BusOutbox, BusReplica, pinOf as pinFor, type OutboxLimits } from "./replica.ts";
+import { BusOutbox, BusReplica, DEFAULT_OUTBOX_LIMITS, OutboxBudget, pinOf as pinFor, type OutboxLimits } from "./replica.ts";
 import { ThreadLog, type EventTransformer } from "./thread-log.ts";
 
 /** What a reloaded thread's log starts from (null: a thread with no state yet). */
@@ -48,13 +48,16 @@ export class ThreadLogs {
   readonly #loading = new Map<string, Promise<ThreadLog>>();
   readonly #options: ThreadLogsOptions;
   readonly #replicas = new Map<string, BusReplica>();
+  /** Threads with events on their way to the bus; an outbox is forgotten once it is idle. */
   readonly #outboxes = new Map<string, BusOutbox>();
+  readonly #budget: OutboxBudget;
   /** The run fence of each thread this node runs (set by the run's lease). */
   readonly #fences = new Map<string, BusFence>();
   readonly #fenced = new Map<string, (token: number) => void>();
 
   constructor(options: ThreadLogsOptions = {}) {
     this.#options = options;
+    this.#budget = new OutboxBudget(options.outbox?.maxTotalBytes ?? DEFAULT_OUTBOX_LIMITS.maxTotalBytes);
   }
 
   get(threadId: string): ThreadLog | undefined {
@@ -147,13 +150,19 @@ export class ThreadLogs {
     if (outbox === undefined) {
       const bus = this.#options.bus;
       if (bus === undefined) throw new Error("no event bus");
-      outbox = new BusOutbox({
+      const created: BusOutbox = new BusOutbox({
         bus,
         threadId,
         ...(this.#options.outbox ? { limits: this.#options.outbox } : {}),
+        budget: this.#budget,
         onError: (error) => this.#options.onError?.(error, `publishing thread ${threadId} to the bus`),
         onFenced: (token) => this.#fenced.get(threadId)?.(token),
+        // Nothing held, nothing in flight: the next event makes a new one (order is kept — this one has nothing left).
+        onIdle: () => {
+          if (this.#outboxes.get(threadId) === created) this.#outboxes.delete(threadId);
+        },
       });
+      outbox = created;
       this.#outboxes.set(threadId, outbox);
     }
     return outbox;
@@ -205,8 +214,11 @@ export class ThreadLogs {
     this.#logs.delete(threadId);
     this.#replicas.get(threadId)?.close();
     this.#replicas.delete(threadId);
-    const outbox = this.#outboxes.get(threadId);
-    if (outbox !== undefined && outbox.size === 0) this.#outboxes.delete(threadId);
+  }
+
+  /** What this node holds for the bus: threads with events on their way and their UTF-8 bytes, together. */
+  busBacklog(): { threads: number; bytes: number } {
+    return { threads: this.#outboxes.size, bytes: this.#budget.bytes };
   }
 
   /** Waits (up to `ms`) for the outboxes to reach the bus, then stops every replica. */

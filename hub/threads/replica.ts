@@ -36,33 +36,84 @@ export function pinOf(event: ProtocolEvent): BusPin {
 }
 
 export interface OutboxLimits {
-  /** Bytes of events a thread may hold for the bus before its publisher waits (default 16 MiB). */
+  /** Bytes (UTF-8) of events one thread may hold for the bus before its publisher waits (default 16 MiB). */
   maxBytes: number;
+  /** Bytes (UTF-8) of events all threads of the node may hold together before every publisher waits (default 64 MiB). */
+  maxTotalBytes: number;
   /** Events per append call (default 256). */
   batch: number;
   /** Wait between attempts while the bus is unavailable (default 200 ms). */
   retryMs: number;
 }
 
-export const DEFAULT_OUTBOX_LIMITS: OutboxLimits = { maxBytes: 16 * 1024 * 1024, batch: 256, retryMs: 200 };
+export const DEFAULT_OUTBOX_LIMITS: OutboxLimits = { maxBytes: 16 * 1024 * 1024, maxTotalBytes: 64 * 1024 * 1024, batch: 256, retryMs: 200 };
+
+/**
+ * The bytes every outbox of a node holds, together: a Redis outage with many
+ * busy threads must not hold a thread's bound times the number of threads.
+ */
+export class OutboxBudget {
+  readonly maxBytes: number;
+  #bytes = 0;
+  readonly #waiters = new Set<() => void>();
+
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  get full(): boolean {
+    return this.#bytes > this.maxBytes;
+  }
+
+  add(bytes: number): void {
+    this.#bytes += bytes;
+  }
+
+  free(bytes: number): void {
+    this.#bytes -= bytes;
+    if (this.full) return;
+    for (const wake of [...this.#waiters]) wake();
+  }
+
+  /** Resolves once the node's outboxes hold no more than the bound. */
+  room(): Promise<void> {
+    if (!this.full) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        this.#waiters.delete(wake);
+        resolve();
+      };
+      this.#waiters.add(wake);
+    });
+  }
+}
 
 interface Queued extends BusAppend {
   fence: BusFence | undefined;
+  bytes: number;
 }
 
 /**
  * What one node has yet to append to one thread's stream, in order: one
  * append in flight at a time (so the bus sees the node's events in the order
  * they were sent), the rest batched behind it. While the bus is unavailable
- * the events wait here (nothing is lost) up to `maxBytes`; past it `push`
- * returns a promise the publisher awaits: a run pauses rather than drop events.
+ * the events wait here (nothing is lost) up to `maxBytes` for the thread and
+ * the node's shared budget; past either `push` returns a promise the
+ * publisher awaits: a run pauses rather than drop events. `onIdle` hears when
+ * it holds nothing and has nothing in flight (its owner forgets it then).
  */
 export class BusOutbox {
   readonly #bus: EventBus;
   readonly #threadId: string;
   readonly #limits: OutboxLimits;
+  readonly #budget: OutboxBudget;
   readonly #onError: (error: unknown) => void;
   readonly #onFenced: (token: number) => void;
+  readonly #onIdle: () => void;
   #queue: Queued[] = [];
   #bytes = 0;
   #flushing = false;
@@ -70,33 +121,61 @@ export class BusOutbox {
   #idleWaiters: Array<() => void> = [];
   #closed = false;
 
-  constructor(options: { bus: EventBus; threadId: string; limits?: Partial<OutboxLimits>; onError?: (error: unknown) => void; onFenced?: (token: number) => void }) {
+  constructor(options: {
+    bus: EventBus;
+    threadId: string;
+    limits?: Partial<OutboxLimits>;
+    budget?: OutboxBudget;
+    onError?: (error: unknown) => void;
+    onFenced?: (token: number) => void;
+    onIdle?: () => void;
+  }) {
     this.#bus = options.bus;
     this.#threadId = options.threadId;
     this.#limits = { ...DEFAULT_OUTBOX_LIMITS, ...options.limits };
+    this.#budget = options.budget ?? new OutboxBudget(this.#limits.maxTotalBytes);
     this.#onError = options.onError ?? (() => {});
     this.#onFenced = options.onFenced ?? (() => {});
+    this.#onIdle = options.onIdle ?? (() => {});
   }
 
   get size(): number {
     return this.#queue.length;
   }
 
+  /** UTF-8 bytes of the events held. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  get idle(): boolean {
+    return this.#queue.length === 0 && !this.#flushing;
+  }
+
   push(events: readonly ProtocolEvent[], fence?: BusFence): Promise<void> | undefined {
     if (this.#closed) return undefined;
+    let added = 0;
     for (const event of events) {
       const payload = JSON.stringify(event);
-      this.#queue.push({ payload, pin: pinOf(event), fence });
-      this.#bytes += payload.length;
+      const bytes = Buffer.byteLength(payload);
+      this.#queue.push({ payload, pin: pinOf(event), fence, bytes });
+      added += bytes;
     }
+    this.#bytes += added;
+    this.#budget.add(added);
     if (!this.#flushing) void this.#flush();
-    if (this.#bytes <= this.#limits.maxBytes) return undefined;
-    return new Promise((resolve) => this.#roomWaiters.push(resolve));
+    if (this.#bytes <= this.#limits.maxBytes && !this.#budget.full) return undefined;
+    return this.#room();
+  }
+
+  async #room(): Promise<void> {
+    if (this.#bytes > this.#limits.maxBytes) await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
+    await this.#budget.room();
   }
 
   /** Resolves once everything pushed so far is on the bus (or dropped by a fence). */
   drained(): Promise<void> {
-    if (this.#queue.length === 0 && !this.#flushing) return Promise.resolve();
+    if (this.idle) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
@@ -104,7 +183,7 @@ export class BusOutbox {
   close(): void {
     this.#closed = true;
     this.#queue = [];
-    this.#bytes = 0;
+    this.#release(this.#bytes);
     this.#wake();
   }
 
@@ -131,22 +210,29 @@ export class BusOutbox {
         continue;
       }
       this.#queue.splice(0, n);
-      for (const item of batch) this.#bytes -= item.payload.length;
+      this.#release(batch.reduce((sum, item) => sum + item.bytes, 0));
       this.#wake();
     }
     this.#flushing = false;
     this.#wake();
+    if (this.idle && !this.#closed) this.#onIdle();
+  }
+
+  #release(bytes: number): void {
+    this.#bytes -= bytes;
+    this.#budget.free(bytes);
   }
 
   #drop(match: (q: Queued) => boolean): void {
     const kept = this.#queue.filter((q) => !match(q));
-    this.#bytes = kept.reduce((sum, q) => sum + q.payload.length, 0);
+    const bytes = kept.reduce((sum, q) => sum + q.bytes, 0);
+    this.#release(this.#bytes - bytes);
     this.#queue = kept;
   }
 
   #wake(): void {
     if (this.#bytes <= this.#limits.maxBytes) for (const resolve of this.#roomWaiters.splice(0)) resolve();
-    if (this.#queue.length === 0 && !this.#flushing) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+    if (this.idle) for (const resolve of this.#idleWaiters.splice(0)) resolve();
   }
 }
 
