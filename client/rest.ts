@@ -4,7 +4,7 @@
  * socket uses (an `Authorization: Bearer` header: fetch can set one, in
  * browsers too). Errors become HubClientErrors with the hub's code.
  */
-import { isErrorCode } from "../hub/protocol/index.ts";
+import { isErrorCode, isRecord } from "../hub/protocol/index.ts";
 import type { TokenProvider } from "./connection.ts";
 import { HubClientError } from "./errors.ts";
 
@@ -23,7 +23,6 @@ export interface RestOptions {
   timeoutMs?: number | undefined;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The hub's HTTP origin for a client URL (`ws://h/ws` → `http://h`). */
 export function httpBase(url: string): string {

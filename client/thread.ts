@@ -4,7 +4,7 @@
  * the events of its subscriptions. Events pass the seq gate (exactly once),
  * then the pure reducers; each changed slice is emitted to `on(...)`.
  */
-import type { Channel, EventOf, MultitaskStrategy, ProtocolEvent, ResyncData, SubscriptionFilter } from "../hub/protocol/index.ts";
+import { isRecord, type Channel, type EventOf, type MultitaskStrategy, type ProtocolEvent, type ResyncData, type SubscriptionFilter } from "../hub/protocol/index.ts";
 import type { CommandInput, Connection } from "./connection.ts";
 import { Emitter, type IterateOptions, type Unsubscribe } from "./emitter.ts";
 import { HubClientError } from "./errors.ts";
@@ -251,7 +251,7 @@ export class ThreadHandle {
   async getState(keys?: string[]): Promise<Record<string, unknown>> {
     const result = await this.#request({ thread_id: this.id, method: "state.get", params: { namespace: [], ...(keys ? { keys } : {}) } });
     const values = result["values"];
-    return typeof values === "object" && values !== null && !Array.isArray(values) ? { ...values } : {};
+    return isRecord(values) ? { ...values } : {};
   }
 
   /**

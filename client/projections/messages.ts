@@ -4,7 +4,7 @@
  * reasoning and tool calls (arguments parsed as they stream). Pure: a
  * function of (messages, event) that returns new objects for what changed.
  */
-import { KNOWN_DELTA_TYPES, type ContentBlockDelta, type EventOf, type MessageMetadata, type Namespace, type UsageInfo } from "../../hub/protocol/index.ts";
+import { KNOWN_DELTA_TYPES, isRecord, type ContentBlockDelta, type EventOf, type MessageMetadata, type Namespace, type UsageInfo } from "../../hub/protocol/index.ts";
 
 export type BlockView =
   | { kind: "text"; index: number; done: boolean; text: string }
@@ -61,7 +61,6 @@ type MessagesEvent = EventOf<"messages">;
 export const namespaceKey = (ns: readonly string[]): string => ns.join("\u0000");
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** JSON.parse of an object, or undefined (a partial argument string does not parse). */
 export function parseArgs(text: string): Record<string, unknown> | undefined {

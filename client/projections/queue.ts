@@ -5,14 +5,13 @@
  * `items` list is also read) and the `input.*` events routed to the queue. Items are keyed by
  * (thread_id, interrupt_id) and share the interrupts reducer. Pure.
  */
-import type { Namespace, ProtocolEvent } from "../../hub/protocol/index.ts";
+import { isRecord, type Namespace, type ProtocolEvent } from "../../hub/protocol/index.ts";
 import { emptyInterrupts, reduceInterrupts, type InterruptView, type InterruptsState } from "./interrupts.ts";
 
 export type QueueState = InterruptsState;
 
 export const emptyQueue = (): QueueState => emptyInterrupts();
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const isNamespace = (value: unknown): value is Namespace => Array.isArray(value) && value.every((s) => typeof s === "string");
 
 /** Reads a snapshot item (`{ thread_id, interrupt_id, namespace?, node?, payload, claimed_by?, expires_at? }`). */

@@ -13,12 +13,10 @@ import type {
   SystemMessage,
   ToolMessage,
 } from "./types.ts";
+import { isRecord } from "../is-record.ts";
 
 type Problem = [path: string, problem: string] | undefined;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function optional(obj: Record<string, unknown>, key: string, check: (v: unknown) => boolean, what: string): Problem {
   const v = obj[key];

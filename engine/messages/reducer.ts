@@ -10,6 +10,7 @@ import { chunkToMessage } from "./chunks.ts";
 import { InvalidMessageError, RemoveMessageError } from "./errors.ts";
 import { messageProblem } from "./guards.ts";
 import type { AnyMessage, Message, MessageRole, MessagesUpdate, RemoveMessage } from "./types.ts";
+import { isRecord } from "../is-record.ts";
 
 const ROLE_TO_TYPE: Record<MessageRole, "human" | "ai" | "system" | "tool"> = {
   human: "human",
@@ -20,9 +21,6 @@ const ROLE_TO_TYPE: Record<MessageRole, "human" | "ai" | "system" | "tool"> = {
   tool: "tool",
 };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function roleType(role: unknown, path: string): "human" | "ai" | "system" | "tool" {
   const type = typeof role === "string" && Object.hasOwn(ROLE_TO_TYPE, role) ? ROLE_TO_TYPE[role as MessageRole] : undefined;

@@ -3,6 +3,7 @@
  * a request body, streamed `chat.completion.chunk` objects (parsed from
  * unknown) into AIMessageChunks. Used by every OpenAI-compatible server.
  */
+import { isRecord as isObject } from "../is-record.ts";
 import { contentText } from "../messages/index.ts";
 import type { AIMessageChunk, Message, MessageContent, ToolCallChunk, UsageMetadata } from "../messages/index.ts";
 import { MODEL_ERROR_CODES, ModelError } from "./errors.ts";
@@ -100,8 +101,6 @@ export interface OpenAIChunkParts {
 }
 
 type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function malformed(what: string): ModelError {
   return new ModelError(MODEL_ERROR_CODES.MALFORMED_EVENT, `unexpected chunk from the server: ${what}`);

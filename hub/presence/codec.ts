@@ -8,6 +8,7 @@
 import { createDecoder, hasContent, readVarUint, readVarUint8Array } from "lib0/decoding";
 import { modifyAwarenessUpdate } from "y-protocols/awareness";
 import type { Principal } from "../auth/index.ts";
+import { isRecord } from "../protocol/index.ts";
 import { presenceRejection } from "./errors.ts";
 import type { PresenceRejection } from "./errors.ts";
 
@@ -73,9 +74,7 @@ export function stampIdentity(update: Uint8Array, principal: Principal): Uint8Ar
   return modifyAwarenessUpdate(update, (state: unknown) => (isState(state) ? { ...state, user } : null));
 }
 
-export function isState(value: unknown): value is AwarenessState {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export const isState: (value: unknown) => value is AwarenessState = isRecord;
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 

@@ -3,6 +3,7 @@
  * Imports nothing else from hub/ and nothing from engine/ at runtime.
  */
 export { assertNever } from "./assert-never.ts";
+export { isRecord } from "./is-record.ts";
 export { channelOf, matchesRoute, matchesSubscription, namespaceMatches } from "./channels.ts";
 export type { SubscriptionFilter } from "./channels.ts";
 export {

@@ -9,6 +9,7 @@
 import { z } from "zod";
 import type { ProtocolError } from "./errors.ts";
 import { COMMAND_METHODS, type CommandMethod, type ProtocolCommand } from "./types.ts";
+import { isRecord } from "./is-record.ts";
 
 /** The most threads a `threads.subscribe` snapshot lists (and `GET /threads` returns). */
 export const THREADS_SNAPSHOT_MAX = 200;
@@ -116,9 +117,6 @@ export type DecodeCommandResult = { ok: true; command: ProtocolCommand } | { ok:
 
 const METHODS: ReadonlySet<string> = new Set(COMMAND_METHODS);
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Converts a zod issue path to the JSON-safe path carried by an error reply. */
 export function issuePath(path: readonly PropertyKey[]): Array<string | number> {

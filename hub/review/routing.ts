@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { ADMIN_ROLE } from "../auth/index.ts";
-import { ALL_QUEUES } from "../protocol/index.ts";
+import { ALL_QUEUES, isRecord } from "../protocol/index.ts";
 import { checkSchema } from "./json-schema.ts";
 import type { JsonSchema, Routing } from "./types.ts";
 
@@ -117,10 +117,6 @@ const HOOK_RESULT = z
   .partial()
   .strict();
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function messageOf(error: z.ZodError): string {
   return error.issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
 }
@@ -133,7 +129,7 @@ function isoAfter(now: number, ms: number): string {
 function readReviewField(raw: unknown, issues: RoutingIssue[]): { fields: ReviewFields; badCandidates: boolean } {
   const fields: ReviewFields = {};
   if (raw === undefined) return { fields, badCandidates: false };
-  if (!isObject(raw)) {
+  if (!isRecord(raw)) {
     issues.push({ path: "review", message: "must be an object; the default routing applies" });
     return { fields, badCandidates: false };
   }
@@ -195,7 +191,7 @@ export function routingOf(payload: unknown, defaults: RoutingDefaults, ctx: Rout
   };
   Object.assign(routing, hookRouting(defaults, ctx, payload, issues));
 
-  const { fields, badCandidates } = readReviewField(isObject(payload) ? payload["review"] : undefined, issues);
+  const { fields, badCandidates } = readReviewField(isRecord(payload) ? payload["review"] : undefined, issues);
   if (fields.queue !== undefined) routing.queue = fields.queue;
   if (fields.users !== undefined) routing.users = fields.users;
   if (fields.roles !== undefined) routing.roles = fields.roles;

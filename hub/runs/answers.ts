@@ -4,7 +4,7 @@
  * code before it is acknowledged, not later as a failed run.
  */
 import { AmbiguousResumeError, EngineError, PendingInterruptsError, UnknownInputKeyError, UnknownInterruptError } from "../../engine/index.ts";
-import { SwitchboardError, type ErrorCode } from "../protocol/index.ts";
+import { SwitchboardError, isRecord, type ErrorCode } from "../protocol/index.ts";
 
 export interface Answer {
   interrupt_id: string;
@@ -64,7 +64,7 @@ export function resumeMapOf(
  * by pending ids answers those; anything else answers the only pending one.
  */
 export function answersFromRunInput(input: unknown, pending: ReadonlySet<string>): Answer[] {
-  if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+  if (isRecord(input)) {
     const keys = Object.keys(input);
     if (keys.length > 0 && keys.every((k) => pending.has(k))) {
       return Object.entries(input).map(([interrupt_id, response]) => ({ interrupt_id, response }));

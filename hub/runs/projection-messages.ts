@@ -8,6 +8,7 @@
  */
 import { assertNever } from "../protocol/assert-never.ts";
 import type { ContentBlockDelta, FinalizedContentBlock, MessagesData, UsageInfo } from "@langchain/protocol";
+import { isRecord } from "../protocol/index.ts";
 
 type Namespace = readonly string[];
 
@@ -23,9 +24,6 @@ export interface AiChunk {
   last: boolean;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 const optString = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);

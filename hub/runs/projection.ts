@@ -8,6 +8,7 @@ import type { StreamPart, ToolEventPayload } from "../../engine/stream/types.ts"
 import { assertNever } from "../protocol/assert-never.ts";
 import { MessageProjector, readAiChunk, type MessageEnd, type MessageOut } from "./projection-messages.ts";
 import type { CheckpointSource, CustomData, EventParams, LifecycleData, ProtocolEvent, ToolsData } from "../protocol/types.ts";
+import { isRecord } from "../protocol/index.ts";
 
 export interface ProjectorOptions {
   threadId: string;
@@ -53,9 +54,6 @@ const nodeOfSegment = (segment: string): string => segment.split(":")[0] ?? segm
 const isWithin = (ns: readonly string[], prefix: readonly string[]): boolean =>
   prefix.length <= ns.length && prefix.every((s, i) => ns[i] === s);
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function readInterrupts(value: unknown): Array<{ id: string; value: unknown }> {
   if (!Array.isArray(value)) return [];

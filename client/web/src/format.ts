@@ -2,8 +2,8 @@
  * Words for people: a one-line summary of an interrupt payload, ages
  * ("3 s ago"), countdowns ("in 4 min"), durations, and names from actors.
  */
+import { isRecord } from "../../../hub/protocol/index.ts";
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Fields that say what is asked, in the order a summary prefers them. */
 const QUESTION_FIELDS = ["question", "title", "summary", "description", "prompt", "message", "instructions"] as const;

@@ -13,7 +13,7 @@
  *   `input.respond`.
  */
 import type { Principal } from "../../auth/index.ts";
-import { SwitchboardError } from "../../protocol/index.ts";
+import { SwitchboardError, isRecord } from "../../protocol/index.ts";
 import { PENDING_STATUSES, type AnswerInput, type ReviewItem } from "../../review/index.ts";
 import { gotoList, type MultitaskStrategy, type RunRecord, type ThreadRecord } from "../../runs/index.ts";
 import type { HubServices } from "../../services.ts";
@@ -74,7 +74,7 @@ async function resume(services: HubServices, thread: ThreadRecord, command: NonN
  */
 function answersOf(resume: unknown, items: readonly ReviewItem[]): AnswerInput[] {
   const known = new Set(items.map((i) => i.interruptId));
-  if (typeof resume === "object" && resume !== null && !Array.isArray(resume)) {
+  if (isRecord(resume)) {
     const keys = Object.keys(resume);
     if (keys.length > 0 && keys.every((k) => known.has(k))) return Object.entries(resume).map(([interruptId, value]) => ({ interruptId, value }));
   }

@@ -3,8 +3,8 @@
  * and screen-reader friendly without extra code), leaves coloured by type.
  */
 import type { ReactNode } from "react";
+import { isRecord } from "../../../../hub/protocol/index.ts";
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 function Leaf({ value }: { value: unknown }): ReactNode {
   if (value === null) return <span className="j-null">null</span>;

@@ -8,8 +8,8 @@ import type { ReactNode } from "react";
 import { JsonTree } from "./json-tree.tsx";
 import { humanInterruptOf } from "../kinds/kinds.ts";
 import { Markdown, looksLikeProse } from "./markdown.tsx";
+import { isRecord } from "../../../../hub/protocol/index.ts";
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const label = (key: string) => key.replace(/[_-]+/g, " ").replace(/^./, (c) => c.toUpperCase());
 
 /** An Agent Inbox request: its description in words, the action and its arguments. */

@@ -5,6 +5,7 @@
  * slot in as new kinds ahead of the generic ones.
  */
 import { useCallback, useState, type ComponentType } from "react";
+import { isRecord } from "../../../../hub/protocol/index.ts";
 
 export interface AnswerItem {
   interruptId: string;
@@ -32,7 +33,6 @@ export interface AnswerKind {
   Form: ComponentType<AnswerFormProps>;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** LangChain Agent Inbox's `HumanInterrupt`: `{ action_request: { action, args }, config, description? }`. */
 export interface HumanInterrupt {

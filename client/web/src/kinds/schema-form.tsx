@@ -7,9 +7,9 @@
 import { Validator } from "@cfworker/json-schema";
 import { useMemo, useState, type ReactNode } from "react";
 import { useDraft, type AnswerFormProps, type AnswerItem, type AnswerKind } from "./kinds.ts";
+import { isRecord } from "../../../../hub/protocol/index.ts";
 
 type Schema = Record<string, unknown>;
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const typeOf = (schema: Schema): string | undefined => {
   const t = schema["type"];
