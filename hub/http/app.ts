@@ -7,12 +7,13 @@ import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { cors } from "hono/cors";
 import { checkOrigin, checkPermission, tokenExpiry, tokenFromRequest, type Principal } from "../auth/index.ts";
-import { SwitchboardError, THREADS_SNAPSHOT_MAX, decodeCommand, errorResponse, errorResponseOf, httpStatusOf } from "../protocol/index.ts";
-import { threadRecordJson, toSwitchboardError } from "../runs/index.ts";
+import { SwitchboardError, THREADS_SNAPSHOT_MAX, decodeCommand, errorResponse, errorResponseOf } from "../protocol/index.ts";
+import { threadRecordJson } from "../runs/index.ts";
 import { renderReviewMetrics } from "../metrics.ts";
 import type { HubServices } from "../services.ts";
 import type { ThreadRecord } from "../runs/index.ts";
 import { handleCommand, sinceOf } from "../sessions/commands.ts";
+import { failResponse } from "./errors.ts";
 import { openSseStream } from "./sse.ts";
 import { principalOf } from "../auth/request.ts";
 import type { AppHooks } from "./hooks.ts";
@@ -26,12 +27,6 @@ function threadJson(thread: ThreadRecord, interrupts: Array<{ id: string; value:
   return { ...threadRecordJson(thread), interrupts: interrupts.map((i) => ({ interrupt_id: i.id, payload: i.value })) };
 }
 
-function fail(error: unknown): Response {
-  const e = toSwitchboardError(error);
-  const body = { error: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
-  // A plain Response: Hono's typed helpers accept only literal status codes.
-  return new Response(JSON.stringify(body), { status: httpStatusOf(e.code), headers: { "content-type": "application/json" } });
-}
 
 export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
   const { store, runs, assistants, metrics, logs } = services;
@@ -100,7 +95,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
       const created = Object.keys(metadata).length > 0 ? ((await store.updateThread(threadId, { metadata })) ?? thread) : thread;
       return c.json(threadJson(created, []), 201);
     } catch (error) {
-      return fail(error);
+      return failResponse(error);
     }
   });
 
@@ -114,7 +109,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
       const threads = await store.listThreads(principal.tenant, { limit });
       return c.json({ threads: threads.map((t) => threadJson(t, [])) });
     } catch (error) {
-      return fail(error);
+      return failResponse(error);
     }
   });
 
@@ -135,7 +130,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
       const current = run === undefined ? null : { run_id: run.runId, status: run.status, node_id: run.nodeId };
       return c.json({ ...threadJson(thread, state?.interrupts ?? []), run: current });
     } catch (error) {
-      return fail(error);
+      return failResponse(error);
     }
   });
 
@@ -154,7 +149,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
         created_at: s.createdAt ?? null,
       });
     } catch (error) {
-      return fail(error);
+      return failResponse(error);
     }
   });
 
@@ -171,7 +166,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
       }
       return c.json(out);
     } catch (error) {
-      return fail(error);
+      return failResponse(error);
     }
   });
 
@@ -225,7 +220,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
         headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" },
       });
     } catch (error) {
-      return fail(error);
+      return failResponse(error);
     }
   };
   app.post("/threads/:thread_id/stream/events", sse);

@@ -6,25 +6,18 @@
  */
 import type { Hono } from "hono";
 import type { Principal } from "../auth/index.ts";
-import { SwitchboardError, encodeEvent, httpStatusOf, type ProtocolEvent } from "../protocol/index.ts";
+import { SwitchboardError, encodeEvent, type ProtocolEvent } from "../protocol/index.ts";
 import { activeClaim, claimedEvent, mayAnswer, requestedEvent } from "../review/index.ts";
 import { auditJson, reviewItemJson } from "./review-json.ts";
 import { refusalError } from "../review/index.ts";
-import { toSwitchboardError } from "../runs/index.ts";
 import type { HubServices } from "../services.ts";
-import { errorReply } from "../sessions/commands.ts";
+import { failResponse } from "./errors.ts";
 import type { AppHooks } from "./hooks.ts";
 
 type Env = { Variables: { principal: Principal } };
 
 const encoder = new TextEncoder();
 
-/** A JSON error with the error response's fields (already_answered names `winner` and `answered_at`). */
-export function failJson(error: unknown): Response {
-  const e = toSwitchboardError(error);
-  const { type: _type, id: _id, ...body } = errorReply(null, e);
-  return new Response(JSON.stringify(body), { status: httpStatusOf(e.code), headers: { "content-type": "application/json" } });
-}
 
 export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServices, hooks: AppHooks): void {
   const { reviews } = services;
@@ -40,7 +33,7 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
       const viewer = verdict.ok ? { may_answer: true } : { may_answer: false, code: verdict.code, reason: verdict.message };
       return c.json({ ...reviewItemJson(found.item), audit: found.audit.map(auditJson), viewer });
     } catch (error) {
-      return failJson(error);
+      return failResponse(error);
     }
   });
 
@@ -58,7 +51,7 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
         ...(runIds[0] === undefined ? {} : { run_id: runIds[0] }),
       });
     } catch (error) {
-      return failJson(error);
+      return failResponse(error);
     }
   });
 
@@ -69,7 +62,7 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
       const items = await reviews.service.openItemsFor(c.get("principal"), c.req.param("queue"));
       return c.json({ queue: c.req.param("queue"), items: items.map(reviewItemJson) });
     } catch (error) {
-      return failJson(error);
+      return failResponse(error);
     }
   });
 
@@ -139,7 +132,7 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
       });
       return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" } });
     } catch (error) {
-      return failJson(error);
+      return failResponse(error);
     }
   });
 }

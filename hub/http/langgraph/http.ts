@@ -7,17 +7,19 @@
 import type { HttpBindings } from "@hono/node-server";
 import type { Context } from "hono";
 import { checkPermission, type Principal, type ThreadAction } from "../../auth/index.ts";
-import { SwitchboardError, httpStatusOf } from "../../protocol/index.ts";
-import { toSwitchboardError } from "../../runs/index.ts";
+import { SwitchboardError } from "../../protocol/index.ts";
+import { failResponse } from "../errors.ts";
 
 export type LgEnv = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };
 export type LgContext = Context<LgEnv>;
 
-/** An error response: `{ detail, error, message, ...details }` with the code's HTTP status. */
+/**
+ * An error response: the hub's one HTTP error body (hub/http/errors.ts) plus
+ * `detail` as the Python server writes it and the details' fields at the top
+ * level, where LangGraph clients read them.
+ */
 export function lgFail(error: unknown): Response {
-  const e = toSwitchboardError(error);
-  const body = { detail: e.message, error: e.code, message: e.message, ...e.details };
-  return new Response(JSON.stringify(body), { status: httpStatusOf(e.code), headers: { "content-type": "application/json" } });
+  return failResponse(error, (_body, e) => ({ detail: e.message, ...e.details }));
 }
 
 /** Runs a handler; any throw becomes lgFail's response. */
