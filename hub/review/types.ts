@@ -30,7 +30,7 @@ export interface Routing {
   onExpire?: { response: unknown };
   /** Whether the principal who started the run may answer. */
   allowSelfApproval: boolean;
-  /** Answers must validate against it (see json-schema.ts for the supported subset). */
+  /** Answers must validate against it (JSON Schema 2020-12; see json-schema.ts). */
   responseSchema?: JsonSchema;
   /** Roles that may answer over someone else's claim and release it (`admin` always may). */
   overrideRoles: string[];

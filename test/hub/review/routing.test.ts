@@ -143,7 +143,7 @@ describe("routingOf", () => {
     expect(none.routing.roles).toEqual(["admin"]);
   });
 
-  it("refuses a responseSchema with unsupported or malformed keywords", () => {
+  it("refuses a responseSchema with malformed keywords or a $ref that does not resolve", () => {
     const { routing, issues } = routingOf(
       { review: { responseSchema: { type: "object", properties: { a: { $ref: "#/x" } }, required: "a" } } },
       defaults,
@@ -151,8 +151,10 @@ describe("routingOf", () => {
     );
     expect(routing.responseSchema).toBeUndefined();
     expect(issues.map((i) => i.path)).toEqual(["review.responseSchema"]);
-    expect(issues[0]?.message).toMatch(/\$ref" is not supported/);
-    expect(issues[0]?.message).toMatch(/required: must be an array of strings/);
+    expect(issues[0]?.message).toMatch(/^#\/required: Instance type "string" is invalid\. Expected "array"/);
+    const dangling = routingOf({ review: { responseSchema: { properties: { a: { $ref: "#/x" } } } } }, defaults, ctx);
+    expect(dangling.routing.responseSchema).toBeUndefined();
+    expect(dangling.issues.map((i) => i.message)).toEqual(['#: $ref "#/x" does not resolve inside the schema']);
   });
 
   it("takes boolean response schemas", () => {

@@ -152,7 +152,7 @@ export function storeTests(store: () => ReviewStore): void {
     expect(refusal).toEqual({
       ok: false,
       code: "invalid_argument",
-      message: `the response does not match the review's responseSchema: $.decision: must be one of ["approve","reject"]`,
+      message: `the response does not match the review's responseSchema: #/decision: Instance does not match any of ["approve","reject"].`,
     });
     expect(await store().getItem("i1")).toEqual(claimed);
     expect(kinds(await store().auditOf("i1"))).toEqual(["requested", "claimed", "rejected"]);
