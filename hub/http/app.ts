@@ -15,6 +15,7 @@ import type { ThreadRecord } from "../runs/index.ts";
 import { handleCommand, sinceOf } from "../sessions/commands.ts";
 import { failResponse } from "./errors.ts";
 import { openSseStream } from "./sse.ts";
+import { SSE_HEADERS } from "./sse-frame.ts";
 import { principalOf } from "../auth/request.ts";
 import type { AppHooks } from "./hooks.ts";
 import { addReviewRoutes } from "./reviews.ts";
@@ -217,7 +218,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
       });
       untrack = hooks.trackStream(stream.end);
       return new Response(stream.body, {
-        headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" },
+        headers: SSE_HEADERS,
       });
     } catch (error) {
       return failResponse(error);

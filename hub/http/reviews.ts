@@ -12,11 +12,11 @@ import { auditJson, reviewItemJson } from "./review-json.ts";
 import { refusalError } from "../review/index.ts";
 import type { HubServices } from "../services.ts";
 import { failResponse } from "./errors.ts";
+import { SSE_HEADERS, SSE_HEARTBEAT, sseFrameBytes } from "./sse-frame.ts";
 import type { AppHooks } from "./hooks.ts";
 
 type Env = { Variables: { principal: Principal } };
 
-const encoder = new TextEncoder();
 
 
 export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServices, hooks: AppHooks): void {
@@ -78,7 +78,7 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
       let heartbeat: NodeJS.Timeout | undefined;
       const write = (event: ProtocolEvent): void => {
         if (ended || !controllerRef) return;
-        controllerRef.enqueue(encoder.encode(`event: ${event.method}\nid: ${event.event_id ?? ""}\ndata: ${encodeEvent(event)}\n\n`));
+        controllerRef.enqueue(sseFrameBytes(event.method, encodeEvent(event), event.event_id ?? ""));
         metrics.deliveries++;
       };
       const listenerId = reviews.queues.subscribe({
@@ -119,10 +119,10 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
           controllerRef = controller;
-          controller.enqueue(encoder.encode(": heartbeat\n\n"));
+          controller.enqueue(SSE_HEARTBEAT);
           for (const event of [...snapshot, ...(held ?? [])]) write(event);
           held = undefined;
-          heartbeat = setInterval(() => controllerRef?.enqueue(encoder.encode(": heartbeat\n\n")), limits.sseHeartbeatMs);
+          heartbeat = setInterval(() => controllerRef?.enqueue(SSE_HEARTBEAT), limits.sseHeartbeatMs);
           if (signal.aborted) end();
           else signal.addEventListener("abort", end, { once: true });
         },
@@ -130,7 +130,7 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
           cleanup();
         },
       });
-      return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" } });
+      return new Response(body, { headers: SSE_HEADERS });
     } catch (error) {
       return failResponse(error);
     }

@@ -7,22 +7,16 @@
  */
 import { encodeEvent, matchesSubscription, type ProtocolEvent, type SubscriptionFilter } from "../protocol/index.ts";
 import type { HubServices } from "../services.ts";
+import { SSE_END, SSE_HEARTBEAT, sseFrameBytes, sseHead } from "./sse-frame.ts";
 import type { LogEntry, LogSubscriber, ReplayResult, ThreadLog } from "../threads/index.ts";
 
-const encoder = new TextEncoder();
-
-const frameOf = (event: ProtocolEvent, text: string): Uint8Array =>
-  encoder.encode(`event: ${event.method}\nid: ${event.event_id ?? ""}\ndata: ${text}\n\n`);
-
-const END_OF_EVENT = Buffer.from("\n\n");
+const frameOf = (event: ProtocolEvent, text: string): Uint8Array => sseFrameBytes(event.method, text, event.event_id ?? "");
 
 /** The entry's SSE frame, built once for all streams around the bytes its WebSocket frame already holds. */
 export function sseFrame(entry: LogEntry): Uint8Array {
   // A log entry's event_id is String(seq).
-  return (entry.sseFrame ??= Buffer.concat([Buffer.from(`event: ${entry.method}\nid: ${entry.seq}\ndata: `), entry.payload, END_OF_EVENT]));
+  return (entry.sseFrame ??= Buffer.concat([Buffer.from(sseHead(entry.method, String(entry.seq))), entry.payload, SSE_END]));
 }
-
-const HEARTBEAT = encoder.encode(": heartbeat\n\n");
 
 export interface SseStreamOptions {
   log: ThreadLog;
@@ -95,12 +89,12 @@ export function openSseStream(options: SseStreamOptions): { body: ReadableStream
         controllerRef = controller;
         metrics.sseStreams++;
         metrics.subscriptions++;
-        controller.enqueue(HEARTBEAT);
+        controller.enqueue(SSE_HEARTBEAT);
         if (replay.kind === "resync") write(frameOf(replay.event, encodeEvent(replay.event)));
         else for (const entry of replay.entries) write(sseFrame(entry));
         if (ended) return;
         log.attach(subscriber);
-        heartbeat = setInterval(() => write(HEARTBEAT), limits.sseHeartbeatMs);
+        heartbeat = setInterval(() => write(SSE_HEARTBEAT), limits.sseHeartbeatMs);
         if (signal.aborted) end();
         else signal.addEventListener("abort", end, { once: true });
       },

@@ -7,7 +7,8 @@
 import { isFinalRunStatus, type RunRecord, type ThreadRecord } from "../../runs/index.ts";
 import type { LgContext, LgDeps, StreamSetting } from "./access.ts";
 import { assistantOf, latestState } from "./access.ts";
-import { openRunStream, positionOf, SSE_HEADERS } from "./run-stream.ts";
+import { SSE_HEADERS } from "../sse-frame.ts";
+import { openRunStream, positionOf } from "./run-stream.ts";
 import { checkpointEventJson } from "./state-json.ts";
 import { RunStreamTranslator } from "./stream-format.ts";
 

@@ -14,6 +14,7 @@
 import type { HubServices } from "../../services.ts";
 import type { LogEntry, LogSubscriber, ThreadLog } from "../../threads/index.ts";
 import type { LgFrame, RunStreamTranslator } from "./stream-format.ts";
+import { SSE_HEARTBEAT, sseFrameBytes } from "../sse-frame.ts";
 
 export interface StreamPosition {
   seq: number;
@@ -49,8 +50,6 @@ export interface RunStreamOptions {
   terminate?: () => void;
 }
 
-const encoder = new TextEncoder();
-const HEARTBEAT = encoder.encode(": heartbeat\n\n");
 
 export function openRunStream(o: RunStreamOptions): { body: ReadableStream<Uint8Array>; end: () => void } {
   const { log, runId, translator, services, signal } = o;
@@ -112,8 +111,7 @@ export function openRunStream(o: RunStreamOptions): { body: ReadableStream<Uint8
   }
 
   const send = (frame: LgFrame, id: string | undefined): void => {
-    const head = `event: ${frame.event}\ndata: ${JSON.stringify(frame.data) ?? "null"}\n`;
-    write(encoder.encode(id === undefined ? `${head}\n` : `${head}id: ${id}\n\n`));
+    write(sseFrameBytes(frame.event, JSON.stringify(frame.data) ?? "null", id));
   };
 
   /** Translates queued entries one at a time (a checkpoint payload is read asynchronously). */
@@ -154,7 +152,7 @@ export function openRunStream(o: RunStreamOptions): { body: ReadableStream<Uint8
         queue.push(...log.runEntries(runId));
         log.attach(subscriber);
         replayed = true;
-        heartbeat = setInterval(() => write(HEARTBEAT), limits.sseHeartbeatMs);
+        heartbeat = setInterval(() => write(SSE_HEARTBEAT), limits.sseHeartbeatMs);
         if (signal.aborted) onAbort();
         else signal.addEventListener("abort", onAbort, { once: true });
         void pump();
@@ -170,4 +168,3 @@ export function openRunStream(o: RunStreamOptions): { body: ReadableStream<Uint8
   return { body, end };
 }
 
-export const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" } as const;

@@ -10,13 +10,13 @@ import type { ThreadRecord } from "../../runs/index.ts";
 import type { LgDeps } from "./access.ts";
 import type { Admission } from "./admission.ts";
 import { runOutput } from "./run-output.ts";
-import { SSE_HEADERS } from "./run-stream.ts";
+import { SSE_HEADERS, sseFrameText } from "../sse-frame.ts";
 
 export async function waitingResponse(deps: LgDeps, thread: ThreadRecord, admission: Extract<Admission, { kind: "waiting" }>, kind: "create" | "wait" | "stream"): Promise<Response> {
   const waiting = { run_id: null, accepted: admission.accepted, pending: admission.pending };
   if (kind === "create") return Response.json({ status: "waiting", ...waiting }, { status: 202 });
   const values = await runOutput(deps, thread, undefined);
   if (kind === "wait") return Response.json(values);
-  const frames = [`event: metadata\ndata: ${JSON.stringify({ ...waiting, attempt: 1 })}\n\n`, `event: values\ndata: ${JSON.stringify(values)}\n\n`];
+  const frames = [sseFrameText("metadata", JSON.stringify({ ...waiting, attempt: 1 })), sseFrameText("values", JSON.stringify(values))];
   return new Response(frames.join(""), { headers: SSE_HEADERS });
 }
