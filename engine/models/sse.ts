@@ -1,8 +1,14 @@
 /**
- * A Server-Sent Events decoder (WHATWG HTML §9.2.6) for streamed model
- * responses. Network chunks split events, lines and even CRLF pairs anywhere,
- * so the decoder is fed text as it arrives and returns whole events only.
+ * Server-Sent Events of streamed model responses, decoded by
+ * eventsource-parser (the WHATWG HTML §9.2.6 rules: any split of the text,
+ * CR/LF/CRLF, comments). What is ours: the one-shot response's rules around
+ * it — a leading BOM dropped, the last `id` carried by later events, the
+ * `message` default for unnamed events, an
+ * event whose blank line never came still counts when the stream ends (some
+ * servers close right after their last `data:` line), unknown fields and
+ * `retry` are ignored, and a bound on what the parser may buffer.
  */
+import { createParser, type EventSourceParser, type ParseError } from "eventsource-parser";
 import { MODEL_ERROR_CODES, ModelError } from "./errors.ts";
 
 export interface SSEEvent {
@@ -13,91 +19,68 @@ export interface SSEEvent {
   id?: string;
 }
 
-/** Far above any real model event; stops a server that never ends a line from filling memory. */
-const DEFAULT_MAX_LINE = 8 * 1024 * 1024;
+/** Far above any real model event; stops a server that never ends a line (or an event) from filling memory. */
+const DEFAULT_MAX_BUFFERED = 8 * 1024 * 1024;
 
 export class SSEDecoder {
-  #buffer = "";
+  readonly #parser: EventSourceParser;
+  readonly #maxBuffered: number;
+  #events: SSEEvent[] = [];
+  #overflow: ParseError | undefined;
+  /** Whether the text so far ends at a line's end (so end() may dispatch what is pending). */
+  #atLineEnd = true;
   #started = false;
-  #data: string[] = [];
-  #event = "";
-  #id: string | undefined;
-  readonly #maxLine: number;
+  /** The last event ID: it persists across events until a later `id:` changes it. */
+  #lastId: string | undefined;
 
-  constructor(options: { maxLineLength?: number } = {}) {
-    this.#maxLine = options.maxLineLength ?? DEFAULT_MAX_LINE;
+  constructor(options: { maxBuffered?: number } = {}) {
+    this.#maxBuffered = options.maxBuffered ?? DEFAULT_MAX_BUFFERED;
+    this.#parser = createParser({
+      maxBufferSize: this.#maxBuffered,
+      onEvent: (message) => {
+        const event: SSEEvent = { event: message.event ?? "message", data: message.data };
+        if (message.id !== undefined) this.#lastId = message.id;
+        if (this.#lastId !== undefined) event.id = this.#lastId;
+        this.#events.push(event);
+      },
+      onError: (error) => {
+        // Unknown fields and a bad `retry` are not errors for a one-shot response.
+        if (error.type === "max-buffer-size-exceeded") this.#overflow = error;
+      },
+    });
   }
 
   /** Feeds decoded text; returns the events it completed. */
   push(text: string): SSEEvent[] {
-    let buffer = this.#buffer + text;
-    if (!this.#started && buffer !== "") {
+    if (text === "") return [];
+    if (!this.#started) {
       this.#started = true;
-      if (buffer.charCodeAt(0) === 0xfeff) buffer = buffer.slice(1);
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
-    const events: SSEEvent[] = [];
-    const terminator = /\r\n|\r|\n/g;
-    let lineStart = 0;
-    for (let m = terminator.exec(buffer); m !== null; m = terminator.exec(buffer)) {
-      // A CR at the very end may be the first half of a CRLF split across chunks.
-      if (m[0] === "\r" && m.index === buffer.length - 1) break;
-      this.#line(buffer.slice(lineStart, m.index), events);
-      lineStart = m.index + m[0].length;
+    this.#parser.feed(text);
+    if (this.#overflow) {
+      throw new ModelError(MODEL_ERROR_CODES.MALFORMED_EVENT, `an event stream line or event is longer than ${this.#maxBuffered} characters`);
     }
-    this.#buffer = buffer.slice(lineStart);
-    if (this.#buffer.length > this.#maxLine) {
-      throw new ModelError(MODEL_ERROR_CODES.MALFORMED_EVENT, `an event stream line is longer than ${this.#maxLine} characters`);
-    }
-    return events;
+    this.#atLineEnd = /[\r\n]$/.test(text);
+    return this.#take();
   }
 
   /**
-   * Ends the stream. An unterminated last line is dropped, as the spec says;
-   * an event whose lines all arrived but whose blank line did not is still
-   * returned, because some servers close right after their last `data:` line.
+   * Ends the stream. An unterminated last line is dropped with its event, as
+   * the spec says; an event whose lines all arrived but whose blank line did
+   * not is still returned.
    */
   end(): SSEEvent[] {
-    const events: SSEEvent[] = [];
-    // A line held back for a possible CRLF was complete after all.
-    if (this.#buffer.endsWith("\r")) this.#line(this.#buffer.slice(0, -1), events);
-    this.#buffer = "";
-    this.#dispatch(events);
+    // "\r" then "\n\n" is a CRLF and a blank line; "\n" then "\n\n" two blank lines.
+    if (this.#atLineEnd && !this.#overflow) this.#parser.feed("\n\n");
+    this.#parser.reset();
+    return this.#take();
+  }
+
+  #take(): SSEEvent[] {
+    const events = this.#events;
+    this.#events = [];
     return events;
-  }
-
-  #line(line: string, events: SSEEvent[]): void {
-    if (line === "") {
-      this.#dispatch(events);
-      return;
-    }
-    if (line.startsWith(":")) return; // a comment (servers send them as keep-alives)
-    const colon = line.indexOf(":");
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    switch (field) {
-      case "data":
-        this.#data.push(value);
-        break;
-      case "event":
-        this.#event = value;
-        break;
-      case "id":
-        if (!value.includes("\0")) this.#id = value;
-        break;
-      default:
-        break; // "retry" and unknown fields do not concern a one-shot response
-    }
-  }
-
-  #dispatch(events: SSEEvent[]): void {
-    if (this.#data.length > 0) {
-      const event: SSEEvent = { event: this.#event || "message", data: this.#data.join("\n") };
-      if (this.#id !== undefined) event.id = this.#id;
-      events.push(event);
-    }
-    this.#data = [];
-    this.#event = "";
   }
 }
 

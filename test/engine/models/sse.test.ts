@@ -1,4 +1,4 @@
-/** SSEDecoder: the same events whatever way the text is split, per the WHATWG rules. */
+/** SSEDecoder (eventsource-parser inside): the same events whatever way the text is split, per the WHATWG rules. */
 import { describe, expect, it } from "vitest";
 import { ModelError } from "../../../engine/models/index.ts";
 import { SSEDecoder } from "../../../engine/models/sse.ts";
@@ -56,7 +56,7 @@ describe("SSEDecoder", () => {
   });
 
   it("refuses a line that never ends", () => {
-    const d = new SSEDecoder({ maxLineLength: 16 });
+    const d = new SSEDecoder({ maxBuffered: 16 });
     expect(d.push("data: 0123456789")).toEqual([]);
     expect(() => d.push("abcdef")).toThrow(ModelError);
   });
