@@ -62,7 +62,13 @@ export const namespaceKey = (ns: readonly string[]): string => ns.join("\u0000")
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
-/** JSON.parse of an object, or undefined (a partial argument string does not parse). */
+/**
+ * JSON.parse of an object, or undefined (a partial argument string does not
+ * parse). Not the engine's parseToolArgs on purpose: this one reads args
+ * *while they stream* for display (the view keeps the last parse that
+ * worked), the finished call's args arrive parsed on the wire
+ * (content-block-finish), and the SDK knows only the wire, never engine code.
+ */
 export function parseArgs(text: string): Record<string, unknown> | undefined {
   if (text.trim() === "") return {};
   try {

@@ -157,9 +157,15 @@ export function concatChunks(a: AIMessageChunk, b: AIMessageChunk): AIMessageChu
   });
 }
 
-type ParsedArgs = { args: Record<string, unknown> } | { error: string };
+export type ParsedToolArgs = { args: Record<string, unknown> } | { error: string };
 
-function parseArgs(raw: string): ParsedArgs {
+/**
+ * The one parser of a finished tool call's argument text (the engine's
+ * chunk merge and the hub's projection to the wire both use it): "" is `{}`
+ * (tools without parameters stream no text), anything else must be a JSON
+ * object; otherwise the error says why.
+ */
+export function parseToolArgs(raw: string): ParsedToolArgs {
   // Tools without parameters stream no argument text at all.
   if (raw.trim() === "") return { args: {} };
   let value: unknown;
@@ -190,7 +196,7 @@ export function toolCallsFromChunks(chunks: readonly ToolCallChunk[]): {
       invalidToolCalls.push(compact({ id: chunk.id || undefined, args: raw, error: "tool call has no name" }));
       continue;
     }
-    const parsed = parseArgs(raw);
+    const parsed = parseToolArgs(raw);
     if ("error" in parsed) {
       invalidToolCalls.push(compact({ id: chunk.id || undefined, name: chunk.name, args: raw, error: parsed.error }));
     } else {

@@ -43,7 +43,8 @@ export {
   isSystemMessage,
   isToolMessage,
 } from "./guards.ts";
-export { chunkToMessage, concatChunks } from "./chunks.ts";
+export { chunkToMessage, concatChunks, parseToolArgs } from "./chunks.ts";
+export type { ParsedToolArgs } from "./chunks.ts";
 export { addMessages } from "./reducer.ts";
 export { InvalidMessageError, MESSAGE_ERROR_CODES, RemoveMessageError } from "./errors.ts";
 export type { MessageErrorCode } from "./errors.ts";

@@ -9,6 +9,7 @@
 import { assertNever } from "../protocol/assert-never.ts";
 import type { ContentBlockDelta, FinalizedContentBlock, MessagesData, UsageInfo } from "@langchain/protocol";
 import { isRecord } from "../protocol/index.ts";
+import { parseToolArgs } from "../../engine/index.ts";
 
 type Namespace = readonly string[];
 
@@ -95,19 +96,12 @@ export type MessageEnd = { kind: "finish" } | { kind: "error"; message: string; 
 const nsKey = (ns: Namespace): string => ns.join("\u0000");
 const isWithin = (ns: Namespace, prefix: Namespace): boolean => prefix.length <= ns.length && prefix.every((s, i) => ns[i] === s);
 
-/** Parses finished tool-call args the way engine/messages does: "" is `{}`. */
+/** A finished tool call, its args parsed by the engine's one parser (so the wire and the checkpointed message agree). */
 function finalizeTool(block: Extract<OpenBlock, { kind: "tool" }>): FinalizedContentBlock {
   const invalid = (error: string): FinalizedContentBlock => ({ type: "invalid_tool_call", id: block.id, name: block.name, args: block.args, error });
   if (!block.name) return invalid("tool call has no name");
-  if (block.args.trim() === "") return { type: "tool_call", id: block.id, name: block.name, args: {} };
-  let value: unknown;
-  try {
-    value = JSON.parse(block.args);
-  } catch (error) {
-    return invalid(`arguments are not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (!isRecord(value)) return invalid(`arguments must be a JSON object, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
-  return { type: "tool_call", id: block.id, name: block.name, args: value };
+  const parsed = parseToolArgs(block.args);
+  return "error" in parsed ? invalid(parsed.error) : { type: "tool_call", id: block.id, name: block.name, args: parsed.args };
 }
 
 function addUsage(a: UsageInfo | undefined, b: NonNullable<AiChunk["usage"]>): UsageInfo {
