@@ -89,6 +89,7 @@ export const hubConfigSchema = z.strictObject({
   jwks: jwksSchema.optional(),
   allowedOrigins: z.array(originSchema).optional(),
   assistants: fn("(checkpointer) => Assistant[]").optional(),
+  webRoot: z.string().min(1).nullable().optional(),
   demoTokenDelayMs: nonNegativeInt.optional(),
   limits: limitsSchema.optional(),
   wsRefusal: z.enum(["http", "close"]).optional(),

@@ -111,6 +111,11 @@ export const DEFAULT_LIMITS: HubLimits = {
 type SchemaLimits = Required<z.infer<typeof limitsSchema>>;
 export const LIMITS_MATCH_SCHEMA: [keyof SchemaLimits] extends [keyof HubLimits] ? ([keyof HubLimits] extends [keyof SchemaLimits] ? true : never) : never = true;
 
+// The schema has exactly HubConfig's fields: a documented field the schema refuses (webRoot
+// was) or a schema key HubConfig lacks breaks the build here.
+type SchemaKeys = keyof z.infer<typeof hubConfigSchema>;
+export const CONFIG_MATCHES_SCHEMA: [SchemaKeys] extends [keyof HubConfig] ? ([keyof HubConfig] extends [SchemaKeys] ? true : never) : never = true;
+
 export { consoleLogger, silentLogger, type Logger } from "./logger.ts";
 export { ConfigError, type ConfigErrorCode } from "./config-schema.ts";
 

@@ -69,6 +69,13 @@ describe("config validation", () => {
     await hub.close();
   });
 
+  it("accepts every documented HubConfig field (webRoot too)", async () => {
+    const hub = await createHub({ ...base, webRoot: null });
+    const { url } = await hub.start();
+    expect((await fetch(`${url}/index.html`)).status).toBe(404); // null: no app served
+    await hub.close();
+  });
+
   it("configFromEnv reads only the documented variables and defaults to this machine only", () => {
     expect(configFromEnv({})).toMatchObject({ port: 8787, host: "127.0.0.1", dataDir: "./data", jwtSecret: undefined });
     expect([...HUB_ENV_VARS]).toEqual(expect.arrayContaining(["PORT", "HOST", "SWITCHBOARD_ALLOWED_ORIGINS", "SWITCHBOARD_JWKS_URL"]));
