@@ -89,12 +89,31 @@ export function parseJsonFlag(text: string, what: string): unknown {
   }
 }
 
-/** An answer typed by a reviewer: JSON when it parses, else the text itself. */
-export function parseAnswer(text: string): unknown {
+export type ParsedAnswer = { ok: true; value: unknown } | { ok: false; message: string };
+
+/** Starts like a JSON value: an object, array, string, number, true/false/null. */
+const JSON_START = /^(?:[{["]|-?\d|(?:true|false|null)\b)/;
+
+/**
+ * An answer typed by a reviewer. An answer resumes the run irreversibly, so
+ * nothing is guessed: what looks like JSON must parse (`{approve: true` is
+ * refused, not sent as a string), and plain text needs quotes (`"looks good"`)
+ * or `--text` (`--text looks good`, taken verbatim).
+ */
+export function parseAnswer(text: string, usage = "answer <n>"): ParsedAnswer {
   const trimmed = text.trim();
+  const asText = /^--text(?:\s+([\s\S]*))?$/.exec(trimmed);
+  if (asText) {
+    const value = asText[1]?.trim() ?? "";
+    return value === "" ? { ok: false, message: `${usage} --text <text>: the text is missing` } : { ok: true, value };
+  }
   try {
-    return JSON.parse(trimmed);
-  } catch {
-    return trimmed;
+    return { ok: true, value: JSON.parse(trimmed) };
+  } catch (error) {
+    if (JSON_START.test(trimmed)) {
+      const why = error instanceof Error ? error.message : String(error);
+      return { ok: false, message: `answer is not valid JSON (${why}): fix it, or send it as text with --text` };
+    }
+    return { ok: false, message: `plain text needs quotes: ${usage} ${JSON.stringify(trimmed)}, or ${usage} --text ${trimmed}` };
   }
 }

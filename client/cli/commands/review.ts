@@ -19,7 +19,8 @@ Interactive review on stdin/stdout, one command per line (also piped):
   show <n>                an item's full payload
   claim <n> [seconds]     lease it, so other reviewers see it taken
   release <n>             give the lease back
-  answer <n> <answer>     answer it: JSON ({"approve": true}, true, "text"), or plain text
+  answer <n> <answer>     answer it with JSON: {"approve": true}, true, "looks good"
+  answer <n> --text <t>   answer it with the text <t> as typed (no quotes needed)
   answer all <answer>     answer every open item with the same answer (one resume)
   wait                    wait until at least one item is open
   help, quit              (end of input also quits)
@@ -117,7 +118,7 @@ class ReviewSession {
         case "exit":
           return true;
         case "help":
-          this.out.line(HELP.split("\n").slice(2, 14).join("\n"));
+          this.out.line(HELP.split("\n").slice(2, 15).join("\n"));
           return false;
         case "list":
         case "ls":
@@ -150,7 +151,9 @@ class ReviewSession {
         case "a": {
           const text = /^\S+\s+\S+\s*(.*)$/s.exec(line)?.[1]?.trim() ?? "";
           if (arg === undefined || text === "") throw new InputError("answer <n> <answer>: say which item and what to answer");
-          const value = parseAnswer(text);
+          const parsed = parseAnswer(text, `answer ${arg}`);
+          if (!parsed.ok) throw new InputError(parsed.message);
+          const value = parsed.value;
           const items = arg === "all" ? [...this.source.items()] : [this.#item(arg)];
           if (items.length === 0) throw new InputError("there are no open items");
           if (items.length === 1 && items[0]) await this.source.answer(items[0], value);

@@ -30,19 +30,19 @@ describe("switchboard review", { timeout: 90_000 }, () => {
 
     a.type("show 1");
     await a.waitFor(/^\s+"kind": "review",$/);
-    a.type("answer 1 yes");
+    a.type('answer 1 "yes"');
     await a.waitFor('answered [1] with "yes"');
     // Bob sees Alice's answer arrive, with her name; his late answer is told who won.
     await b.waitFor(`- [1] ${firstId} answered by Alice (alice)`);
     await run.waitFor(`✔ interrupt ${firstId} answered by Alice (alice)`);
-    b.type("answer 1 no");
+    b.type('answer 1 "no"');
     await b.waitFor("is no longer open: answered by Alice (alice)", "stderr");
 
     // Alice claims [2]: Bob sees it taken and cannot answer it.
     a.type("claim 2 60");
     await a.waitFor(/^claimed \[2\] until /);
     await b.waitFor("[2] claimed by Alice (alice)");
-    b.type("answer 2 no");
+    b.type('answer 2 "no"');
     await b.waitFor("someone else holds the claim", "stderr");
     b.type("list");
     await b.waitFor(/^ {2}\[2\] \S+ r\d \(claimed by Alice \(alice\)\): /);
@@ -67,7 +67,7 @@ describe("switchboard review", { timeout: 90_000 }, () => {
     const review = spawnCli(["review", "--url", hub.url, "--thread", "th-pipe"]);
     await review.waitFor("no open items");
     review.type("wait");
-    review.type("answer 1 approved");
+    review.type("answer 1 --text approved");
     review.endInput();
     const run = cli(["run", "review", "--url", hub.url, "--thread", "th-pipe", "--wait"]);
     await review.waitFor("+ new item");
@@ -93,13 +93,32 @@ describe("switchboard review", { timeout: 90_000 }, () => {
     expect(records).toContainEqual(expect.objectContaining({ type: "answered", outcome: "answered", answered_by: { sub: "dev", name: "Developer" } }));
   });
 
+  it("an answer that looks like JSON must parse; plain text needs quotes or --text; a refused answer sends nothing", async () => {
+    const hub = await startTestHub();
+    await cli(["run", "review", "--url", hub.url, "--thread", "th-parse"]).expectExit(3);
+    const review = cli(["review", "--url", hub.url, "--thread", "th-parse"]);
+    await review.waitFor("1 open item");
+    review.type("answer 1 {approve: true");
+    await review.waitFor(/answer is not valid JSON .*: fix it, or send it as text with --text/, "stderr");
+    review.type("answer 1 [1, 2");
+    await review.waitFor(/answer is not valid JSON/, "stderr");
+    review.type("answer 1 looks good");
+    await review.waitFor('plain text needs quotes: answer 1 "looks good", or answer 1 --text looks good', "stderr");
+    review.type("list");
+    await review.waitFor("1 open item");
+    review.type("answer 1 --text {approve: true");
+    await review.waitFor('answered [1] with "{approve: true"');
+    review.endInput();
+    await review.expectExit(0);
+  });
+
   it("bad commands are reported and the session goes on", async () => {
     const hub = await startTestHub();
     const review = cli(["review", "--url", hub.url, "--thread", "th-bad"]);
     await review.waitFor("no open items");
     review.type("frobnicate");
     await review.waitFor('unknown command "frobnicate"', "stderr");
-    review.type("answer 7 yes");
+    review.type('answer 7 "yes"');
     await review.waitFor("no open item 7", "stderr");
     review.type("list");
     await review.waitFor("no open items");
