@@ -117,6 +117,8 @@ export class Connection {
   #watchdog: ReturnType<typeof setInterval> | undefined;
   #lastHeard = 0;
   #lastCloseCode: number | undefined;
+  /** How the last open connection ended (1001 = the hub shut down): the outage's cause, not its retries'. */
+  #dropCode: number | undefined;
 
   constructor(options: ConnectionOptions) {
     this.#o = options;
@@ -266,6 +268,7 @@ export class Connection {
   async #onOpen(socket: ClientSocket): Promise<void> {
     if (this.#socket !== socket || this.#state === "closed") return;
     this.#socketOpen = true;
+    this.#dropCode = undefined;
     const reconnect = this.#everOpened;
     this.#everOpened = true;
     this.#flush();
@@ -326,6 +329,7 @@ export class Connection {
     if (this.#socket !== socket) return;
     this.#stopWatchdog();
     this.#socket = undefined;
+    if (this.#socketOpen) this.#dropCode = code;
     this.#socketOpen = false;
     this.#ready = false;
     if (this.#state === "closed") return;
@@ -360,7 +364,8 @@ export class Connection {
     if (this.#state === "closed") return;
     const backoff = this.#backoff;
     if (!backoff || this.#attempt >= backoff.maxAttempts) {
-      const error = new HubClientError("client_closed", backoff ? `gave up after ${this.#attempt} reconnect attempts` : "the connection closed and reconnect is off");
+      // closeCode: how the connection that was lost ended (1001: the hub said it was shutting down).
+      const error = new HubClientError("client_closed", backoff ? `gave up after ${this.#attempt} reconnect attempts` : "the connection closed and reconnect is off", { closeCode: this.#dropCode });
       this.#setState("closed");
       this.#failAll(error, () => true);
       for (const w of this.#waiters.splice(0)) w.reject(error);

@@ -12,6 +12,6 @@ export type { EventTransformer } from "./threads/index.ts";
 export { RESUME_POLICY_KEY } from "./review/index.ts";
 export type { ReviewConfig } from "./review/index.ts";
 export type { RoutingContext, RoutingHook, Routing } from "./review/index.ts";
-export { mintToken } from "./auth/index.ts";
+export { ADMIN_ROLE, THREAD_ROLES, mintToken } from "./auth/index.ts";
 export type { MintClaims } from "./auth/index.ts";
 export { checkConfig, fn as functionSchema, jwksSchema, limitsSchema, loggerSchema, originSchema, reviewConfigSchema } from "./config-schema.ts";

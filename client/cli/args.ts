@@ -74,7 +74,7 @@ export interface HubTarget {
 }
 
 export function hubTarget(values: { url?: string | undefined; token?: string | undefined; json?: boolean | undefined }, env: NodeJS.ProcessEnv): HubTarget {
-  const url = values.url ?? env["SWITCHBOARD_URL"] ?? "http://localhost:8787";
+  const url = values.url ?? (env["SWITCHBOARD_URL"] || "http://localhost:8787");
   if (!URL.canParse(url)) throw new UsageError(`--url must be a URL, got ${JSON.stringify(url)}`);
   const token = values.token ?? env["SWITCHBOARD_TOKEN"];
   return { url, token: token === "" ? undefined : token, json: values.json === true };

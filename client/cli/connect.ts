@@ -4,13 +4,60 @@
  * what to do, then the socket, with reconnects reported on stderr.
  */
 import { HubClient, HubClientError, type ThreadHandle } from "../index.ts";
-import { CliError, type HubTarget } from "./args.ts";
+import { CliError, EXIT, type ExitCode, type HubTarget } from "./args.ts";
 import type { Output } from "./output.ts";
+
+/** How a long-running command ends when the connection is gone for good. */
+export interface Lost {
+  exitCode: ExitCode;
+  message: string;
+}
 
 export interface Connected {
   client: HubClient;
   /** "jwt" or "open" (dev mode), as /health reports it. */
   auth: string;
+  /**
+   * Resolves when the client gave up reconnecting (a few seconds, enough for
+   * a restart): exit 0 when the hub said it was shutting down (close 1001),
+   * the documented "the hub shut down"; exit 1 when the connection was lost.
+   */
+  lost: Promise<Lost>;
+}
+
+/** Reconnects ride out a hub restart (~10 s), then the command stops: never retry forever. */
+export const CLI_RECONNECT = { maxDelayMs: 2_000, maxAttempts: 8 } as const;
+
+const httpBase = (url: string): string => url.replace(/^ws/, "http");
+const bearer = (target: HubTarget): Record<string, string> => (target.token === undefined ? {} : { authorization: `Bearer ${target.token}` });
+
+/** The hub's `{ error, message }` body, or undefined. */
+async function hubReason(response: Response): Promise<string | undefined> {
+  const body: unknown = await response.json().catch(() => null);
+  return typeof body === "object" && body !== null && "message" in body && typeof body.message === "string" ? body.message : undefined;
+}
+
+const refusedToken = (reason: string | undefined): CliError =>
+  new CliError(`the hub refused the token${reason === undefined || reason === "" || reason === "the hub refused the token" ? "" : `: ${reason}`}. Mint a new one with \`switchboard token\`.`);
+
+/**
+ * A thread that exists on the hub (REST, which never creates one): a mistyped
+ * id is said to have never run instead of being created and waited on forever.
+ */
+export async function requireThread(target: HubTarget, threadId: string): Promise<void> {
+  const url = new URL(`/threads/${encodeURIComponent(threadId)}`, httpBase(target.url));
+  const response = await fetch(url, { headers: bearer(target), signal: AbortSignal.timeout(10_000) });
+  if (response.ok) {
+    await response.body?.cancel();
+    return;
+  }
+  const reason = await hubReason(response);
+  if (response.status === 404) {
+    throw new CliError(`thread ${JSON.stringify(threadId)} has never run on this hub (${target.url}); check the id — \`switchboard run <assistant>\` prints it`);
+  }
+  if (response.status === 401) throw refusedToken(reason);
+  if (response.status === 403) throw new CliError(`permission denied: ${reason ?? "forbidden"}`);
+  throw new CliError(`the hub answered ${response.status} for thread ${JSON.stringify(threadId)}${reason === undefined ? "" : `: ${reason}`}`);
 }
 
 export async function connect(target: HubTarget, out: Output): Promise<Connected> {
@@ -27,10 +74,23 @@ export async function connect(target: HubTarget, out: Output): Promise<Connected
   if (auth === "jwt" && target.token === undefined) {
     throw new CliError("this hub requires a token: pass --token or set SWITCHBOARD_TOKEN (mint one with `switchboard token --sub you --roles observer,reviewer`).");
   }
+  if (auth === "jwt") {
+    // A refused upgrade tells a socket only its status; REST says why (expired at …, bad signature…).
+    const me = await fetch(new URL("/me", health), { headers: bearer(target), signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+    if (me?.status === 401) throw refusedToken(await hubReason(me));
+    await me?.body?.cancel();
+  }
   const client = new HubClient({
     url: target.url,
     ...(target.token === undefined ? {} : { token: target.token }),
-    reconnect: { maxDelayMs: 5_000, maxAttempts: 20 },
+    reconnect: CLI_RECONNECT,
+  });
+  const lost = new Promise<Lost>((resolve) => {
+    client.on("error", (error) => {
+      if (error.code !== "client_closed" || client.state !== "closed") return;
+      if (error.closeCode === 1001) resolve({ exitCode: EXIT.ok, message: `the hub shut down (${target.url})` });
+      else resolve({ exitCode: EXIT.error, message: `lost the connection to the hub at ${target.url} (${error.message})` });
+    });
   });
   let opened = false;
   client.on("state", (state) => {
@@ -47,14 +107,14 @@ export async function connect(target: HubTarget, out: Output): Promise<Connected
     client.close();
     throw explain(error, target);
   }
-  return { client, auth };
+  return { client, auth, lost };
 }
 
 /** A HubClientError as a message for people. */
 export function explain(error: unknown, target?: HubTarget): CliError {
   if (error instanceof CliError) return error;
   if (error instanceof HubClientError) {
-    if (error.code === "unauthenticated") return new CliError(`the hub refused the token (${error.message}). Mint a new one with \`switchboard token\`.`);
+    if (error.code === "unauthenticated") return refusedToken(error.message);
     if (error.code === "permission_denied") {
       const roles = target?.token === undefined ? undefined : rolesOf(target.token);
       const hint = roles === undefined ? "" : ` — the token's roles are [${roles.join(", ")}]; watching and reviewing need "observer", answering "reviewer", starting runs "operator"`;

@@ -28,7 +28,7 @@ export interface SourceChoice {
 }
 
 /** Opens the queue (falling back to `--thread` when queues are not supported) or the thread. */
-export async function openSource(client: HubClient, choice: SourceChoice, notice: (text: string) => void): Promise<ReviewSource> {
+export async function openSource(client: HubClient, choice: SourceChoice, notice: (text: string) => void, threadExists: (threadId: string) => Promise<void>): Promise<ReviewSource> {
   if (choice.queue !== undefined || choice.thread === undefined) {
     const name = choice.queue ?? "default";
     const queue = client.queue(name);
@@ -59,6 +59,7 @@ export async function openSource(client: HubClient, choice: SourceChoice, notice
   }
   const threadId = choice.thread;
   if (threadId === undefined) throw new CliError("no thread to review");
+  await threadExists(threadId);
   const thread = client.thread(threadId);
   try {
     await thread.subscribe(["lifecycle", "input", "tasks"]);

@@ -6,8 +6,8 @@
  */
 import { createInterface } from "node:readline";
 import type { InterruptView, ResolvedInterrupt } from "../../index.ts";
-import { EXIT, HUB_OPTIONS, HUB_OPTIONS_HELP, hubTarget, parse, parseAnswer, type ExitCode } from "../args.ts";
-import { connect, explain, hasCode } from "../connect.ts";
+import { CliError, EXIT, HUB_OPTIONS, HUB_OPTIONS_HELP, hubTarget, parse, parseAnswer, type ExitCode } from "../args.ts";
+import { connect, explain, hasCode, requireThread, type Lost } from "../connect.ts";
 import { aborted, type CliContext, type Command } from "../context.ts";
 import { Output, preview, who } from "../output.ts";
 import { openSource, type ReviewSource } from "../review-source.ts";
@@ -44,12 +44,17 @@ export const reviewCommand: Command = {
     const target = hubTarget(values, ctx.env);
     const out = new Output(target.json, ctx);
     out.status(`connecting to ${target.url}…`);
-    const { client } = await connect(target, out);
+    const { client, lost } = await connect(target, out);
     try {
-      const source = await openSource(client, { queue: values.queue, thread: values.thread }, (text) => out.emit({ type: "notice", message: text }, `note: ${text}`));
+      const source = await openSource(
+        client,
+        { queue: values.queue, thread: values.thread },
+        (text) => out.emit({ type: "notice", message: text }, `note: ${text}`),
+        (threadId) => requireThread(target, threadId),
+      );
       const session = new ReviewSession(source, out);
       try {
-        return await session.run(ctx);
+        return await session.run(ctx, lost);
       } finally {
         session.dispose();
         await source.close().catch(() => undefined);
@@ -76,11 +81,18 @@ class ReviewSession {
     this.#off = source.onChange(() => this.#changed());
   }
 
-  async run(ctx: CliContext): Promise<ExitCode> {
+  async run(ctx: CliContext, lost: Promise<Lost>): Promise<ExitCode> {
     this.#list(`reviewing ${this.source.label}`);
     if (ctx.interactive) this.out.status("type `help` for commands");
     const lines = createInterface({ input: ctx.stdin, crlfDelay: Infinity, terminal: false });
-    const stop = aborted(ctx.signal).then(() => "abort" as const);
+    let gone: Lost | undefined;
+    const stop = Promise.race([
+      aborted(ctx.signal).then(() => "abort" as const),
+      lost.then((l) => {
+        gone = l;
+        return "abort" as const;
+      }),
+    ]);
     const wake = (): void => {
       for (const w of this.#waiters.splice(0)) w();
     };
@@ -98,7 +110,14 @@ class ReviewSession {
       ctx.signal.removeEventListener("abort", wake);
       lines.close();
     }
-    return ctx.signal.aborted ? EXIT.sigint : EXIT.ok;
+    if (ctx.signal.aborted) return EXIT.sigint;
+    if (gone !== undefined) {
+      if (gone.exitCode !== EXIT.ok) throw new CliError(gone.message, gone.exitCode);
+      this.out.emit({ type: "notice", message: gone.message });
+      this.out.status(gone.message);
+      return gone.exitCode;
+    }
+    return EXIT.ok;
   }
 
   dispose(): void {

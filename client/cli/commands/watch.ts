@@ -4,8 +4,8 @@
  * when the hub relays it). Runs until Ctrl-C, or with `--until-end` until a
  * run completes or fails.
  */
-import { EXIT, HUB_OPTIONS, HUB_OPTIONS_HELP, UsageError, hubTarget, parse } from "../args.ts";
-import { barrier, connect, explain, hasCode } from "../connect.ts";
+import { CliError, EXIT, HUB_OPTIONS, HUB_OPTIONS_HELP, UsageError, hubTarget, parse } from "../args.ts";
+import { barrier, connect, explain, hasCode, requireThread } from "../connect.ts";
 import { aborted, type Command } from "../context.ts";
 import { Output, preview } from "../output.ts";
 import { renderEvent, type RootEnd } from "../thread-view.ts";
@@ -15,7 +15,9 @@ const HELP = `Usage: switchboard watch <thread> [--name you] [--until-end] [hub 
 
 A live view of a thread: node progress, tokens as they stream, interrupts as
 they open, get claimed and get answered (and by whom), and who is watching.
-Joining mid-run shows the current run from its start.
+Joining mid-run shows the current run from its start. A thread id the hub has
+never seen is an error (exit 1), not a wait. When the hub shuts down, watch
+says so and exits 0; a lost connection is retried for a few seconds, then exit 1.
 
 Options:
   --name <label>   a label next to your name in others' presence (default $USER)
@@ -36,7 +38,13 @@ export const watchCommand: Command = {
     const target = hubTarget(values, ctx.env);
     const out = new Output(target.json, ctx);
     out.status(`connecting to ${target.url}…`);
-    const { client } = await connect(target, out);
+    const { client, lost } = await connect(target, out);
+    try {
+      await requireThread(target, threadId);
+    } catch (error) {
+      client.close();
+      throw error;
+    }
     const thread = client.thread(threadId);
     let settle!: (end: { end: RootEnd; error: string | undefined }) => void;
     const ended = new Promise<{ end: RootEnd; error: string | undefined }>((resolve) => (settle = resolve));
@@ -60,8 +68,14 @@ export const watchCommand: Command = {
       }
       out.emit({ type: "connected", thread_id: thread.id, status: thread.status.status }, `— live (thread status: ${thread.status.status})`);
       offs.push(...(await watchPresence(thread, values.name ?? ctx.env["USER"] ?? "cli", out)));
-      const result = await Promise.race([ended, aborted(ctx.signal).then(() => undefined)]);
+      const result = await Promise.race([ended, aborted(ctx.signal).then(() => undefined), lost]);
       if (result === undefined) return EXIT.sigint;
+      if ("exitCode" in result) {
+        if (result.exitCode !== EXIT.ok) throw new CliError(result.message, result.exitCode);
+        out.emit({ type: "notice", message: result.message });
+        out.status(result.message);
+        return result.exitCode;
+      }
       out.emit({ type: "final", thread_id: thread.id, status: result.end, values: thread.values }, `final state: ${preview(thread.values, 2_000)}`);
       return result.end === "completed" ? EXIT.ok : EXIT.error;
     } finally {

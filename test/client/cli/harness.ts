@@ -45,6 +45,16 @@ export async function startTestHub(config: HubConfig = {}): Promise<RunningHub> 
   return hub;
 }
 
+/** Creates an empty thread (POST /threads), as an app does before anyone watches it: watch and review need a thread that exists. */
+export async function createThread(url: string, threadId: string, token?: string): Promise<void> {
+  const response = await fetch(`${url}/threads`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+    body: JSON.stringify({ thread_id: threadId }),
+  });
+  if (!response.ok) throw new Error(`POST /threads ${threadId}: ${response.status} ${await response.text()}`);
+}
+
 export interface CliOptions {
   /** The command's whole environment (not merged with this process's: tests see only what they set). */
   env?: NodeJS.ProcessEnv;

@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { HubClient, HubClientError } from "../../../client/index.ts";
 import { mintToken } from "../../../hub/auth/index.ts";
-import { SECRET, cli, spawnCli, startTestHub } from "./harness.ts";
+import { SECRET, cli, createThread, spawnCli, startTestHub } from "./harness.ts";
 
 describe("switchboard review", { timeout: 90_000 }, () => {
   it("two reviewers answer parallel interrupts and see each other's claims and answers live", async () => {
@@ -64,6 +64,7 @@ describe("switchboard review", { timeout: 90_000 }, () => {
   // A real process reading a real pipe: input is taken as it comes, and its end quits.
   it("piped input: `wait` then answer, in one go", async () => {
     const hub = await startTestHub();
+    await createThread(hub.url, "th-pipe");
     const review = spawnCli(["review", "--url", hub.url, "--thread", "th-pipe"]);
     await review.waitFor("no open items");
     review.type("wait");
@@ -114,6 +115,7 @@ describe("switchboard review", { timeout: 90_000 }, () => {
 
   it("bad commands are reported and the session goes on", async () => {
     const hub = await startTestHub();
+    await createThread(hub.url, "th-bad");
     const review = cli(["review", "--url", hub.url, "--thread", "th-bad"]);
     await review.waitFor("no open items");
     review.type("frobnicate");

@@ -1,13 +1,13 @@
 /**
  * `switchboard watch` against a real hub: a watcher that joins before the
- * run sees node progress, tokens, the interrupt open and who answered it,
+ * run (on a thread created empty, POST /threads) sees node progress, tokens, the interrupt open and who answered it,
  * then the resumed run; who is watching comes and goes (or presence is said
  * to be unsupported by the hub).
  */
 import { describe, expect, it } from "vitest";
 import { mintToken } from "../../../hub/auth/index.ts";
 import { REVIEW_DRAFT } from "../../../hub/index.ts";
-import { SECRET, cli, startTestHub } from "./harness.ts";
+import { SECRET, cli, createThread, startTestHub } from "./harness.ts";
 
 describe("switchboard watch", { timeout: 90_000 }, () => {
   it("shows a run live — tokens, the interrupt, who answered — and ends with --until-end", async () => {
@@ -15,6 +15,7 @@ describe("switchboard watch", { timeout: 90_000 }, () => {
     const ada = await mintToken({ sub: "ada", name: "Ada", roles: ["admin"] }, SECRET);
     const bob = await mintToken({ sub: "bob", name: "Bob", roles: ["admin"] }, SECRET);
 
+    await createThread(hub.url, "th-watch", ada);
     const watch = cli(["watch", "th-watch", "--url", hub.url, "--until-end", "--name", "ada-laptop"], { SWITCHBOARD_TOKEN: ada });
     await watch.waitFor("watching thread th-watch");
     await watch.waitFor(/^— live/);
@@ -41,7 +42,7 @@ describe("switchboard watch", { timeout: 90_000 }, () => {
     const id = /interrupt (\S+) opened/.exec(opened)?.[1] ?? "";
     const review = cli(["review", "--url", hub.url, "--thread", "th-watch", "--token", bob]);
     await review.waitFor("1 open item:");
-    review.type(`answer ${id} approved`);
+    review.type(`answer ${id} --text approved`);
     await review.waitFor('answered [1] with "approved"');
     review.endInput();
     await review.expectExit(0);
@@ -68,6 +69,7 @@ describe("switchboard watch", { timeout: 90_000 }, () => {
 
   it("--json prints records, including presence support", async () => {
     const hub = await startTestHub();
+    await createThread(hub.url, "th-json");
     const watch = cli(["watch", "th-json", "--url", hub.url, "--json", "--until-end"]);
     await watch.waitFor('"type":"presence"');
     const run = cli(["run", "parallel-review", "--url", hub.url, "--thread", "th-json"]);

@@ -1,0 +1,70 @@
+/**
+ * What a new user hits first with `watch`, `review` and `token` (issue 14
+ * item 16), against a real hub: a mistyped thread id is said to have never
+ * run (and is not created); when the hub shuts down the commands stop with
+ * the documented exit code instead of retrying; a refused token prints the
+ * hub's reason; `token` refuses a misspelt role and warns about a custom one,
+ * and its note about what a token cannot do is right.
+ */
+import { SignJWT } from "jose";
+import { describe, expect, it } from "vitest";
+import { SECRET, cli, startTestHub } from "./harness.ts";
+
+describe("first use of watch, review and token", { timeout: 90_000 }, () => {
+  it("watch and review --thread on a thread that never ran say so, exit 1, and create nothing", async () => {
+    const hub = await startTestHub();
+    const watch = cli(["watch", "th-typo", "--url", hub.url]);
+    await watch.expectExit(1);
+    expect(watch.stderr).toContain('thread "th-typo" has never run on this hub');
+    const review = cli(["review", "--url", hub.url, "--thread", "th-typo"]);
+    await review.expectExit(1);
+    expect(review.stderr).toContain('thread "th-typo" has never run on this hub');
+    expect((await fetch(`${hub.url}/threads/th-typo`)).status).toBe(404);
+  });
+
+  it("after the hub shuts down, watch and review stop with exit 0 (the hub shut down) instead of retrying", async () => {
+    const hub = await startTestHub();
+    await cli(["run", "review", "--url", hub.url, "--thread", "th-down"]).expectExit(3);
+    const watch = cli(["watch", "th-down", "--url", hub.url]);
+    await watch.waitFor(/^— live/);
+    const review = cli(["review", "--url", hub.url, "--thread", "th-down"]);
+    await review.waitFor("1 open item");
+    await hub.close();
+    await watch.expectExit(0);
+    await review.expectExit(0);
+    expect(watch.stderr).toContain("the hub shut down");
+    expect(review.stderr).toContain("the hub shut down");
+  });
+
+  it("a refused token prints the hub's reason (expired at …)", async () => {
+    const hub = await startTestHub({ jwtSecret: SECRET });
+    const exp = Math.floor(Date.now() / 1000) - 3600;
+    const expired = await new SignJWT({ roles: ["observer"] }).setProtectedHeader({ alg: "HS256" }).setSubject("ada").setIssuedAt(exp - 60).setExpirationTime(exp).sign(new TextEncoder().encode(SECRET));
+    const watch = cli(["watch", "th-any", "--url", hub.url, "--token", expired]);
+    await watch.expectExit(1);
+    expect(watch.stderr).toContain(`the hub refused the token: token expired at ${new Date(exp * 1000).toISOString()}`);
+    expect(watch.stderr).not.toContain("(the hub refused the token)");
+  });
+
+  it("token: a misspelt role is refused with the valid ones, a custom role is minted with a warning, the note is right", async () => {
+    const env = { SWITCHBOARD_JWT_SECRET: SECRET };
+    const typo = cli(["token", "--sub", "ada", "--roles", "observer,reviwer"], env);
+    await typo.expectExit(2);
+    expect(typo.stderr).toContain('unknown role "reviwer" (did you mean "reviewer"?); the roles are observer, reviewer, operator, admin');
+    expect(typo.stdout).toBe("");
+
+    const custom = cli(["token", "--sub", "ada", "--roles", "reviewer,legal"], env);
+    await custom.expectExit(0);
+    expect(custom.stdout).toMatch(/^ey/);
+    expect(custom.stderr).toContain('note: "legal" is not one of the hub\'s roles');
+
+    // A reviewer may watch and review: no note that says otherwise.
+    const reviewer = cli(["token", "--sub", "ada", "--roles", "reviewer"], env);
+    await reviewer.expectExit(0);
+    expect(reviewer.stderr).toBe("");
+
+    const none = cli(["token", "--sub", "ada"], env);
+    await none.expectExit(0);
+    expect(none.stderr).toContain("note: without a role this token can connect but not watch, review or start runs");
+  });
+});
