@@ -3,6 +3,7 @@ export { START, END } from "./constants.ts";
 export { StateGraph, type NodeOptions, type CompileOptions, type Router, type RouterResult } from "./graph/state-graph.ts";
 export { CompiledStateGraph, type RunOutput, type HistoryOptions } from "./graph/compiled.ts";
 export type { StateSnapshot, SnapshotTask } from "./pregel/state.ts";
+export type { DrawableGraph, DrawableNode, DrawableEdge } from "./graph/describe.ts";
 export { Command, Send, isCommand } from "./types.ts";
 export type {
   StateSchema,

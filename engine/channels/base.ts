@@ -24,6 +24,8 @@ export interface ChannelSpec<Value = unknown, Update = unknown> {
   readonly kind: string;
   /** Private channels are checkpointed but never streamed or returned. */
   readonly isPrivate: boolean;
+  /** The JSON Schema of the channel's value, when declared (LangGraph's assistant schemas list it). */
+  readonly schema?: Readonly<Record<string, unknown>>;
   /** A runtime channel, empty or restored from a checkpoint snapshot. */
   create(name: string, saved?: unknown): Channel<Value, Update>;
   /** Phantom fields for type inference only; never set. */
@@ -34,6 +36,8 @@ export interface ChannelSpec<Value = unknown, Update = unknown> {
 export interface ChannelOptions {
   /** Checkpointed, but never streamed or returned to callers (DESIGN.md "Privacy"). */
   private?: boolean;
+  /** The JSON Schema of the value, for clients that read the graph's schemas. */
+  schema?: Readonly<Record<string, unknown>>;
 }
 
 export type AnyChannelSpec = ChannelSpec<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -45,6 +45,7 @@ export function ephemeral<T>(options: ChannelOptions = {}): ChannelSpec<T, T> {
   return {
     kind: "ephemeral",
     isPrivate: options.private ?? false,
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
     create: (name, saved) => new EphemeralChannel<T>(name, saved as { v: T } | undefined),
   };
 }

@@ -49,6 +49,7 @@ export function lastValue<T>(options: LastValueOptions<T> = {}): ChannelSpec<T, 
   return {
     kind: "last_value",
     isPrivate: options.private ?? false,
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
     create: (name, saved) =>
       new LastValueChannel<T>(name, (saved as { v: T } | undefined) ?? (initial ? { v: initial() } : undefined)),
   };

@@ -68,6 +68,7 @@ export function reducer<T, U = T>(
   return {
     kind: "reducer",
     isPrivate: options.private ?? false,
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
     create: (name, saved) => new ReducerChannel<T, U>(name, reduce, saved === undefined ? initial() : (saved as { v: T }).v),
   };
 }

@@ -50,6 +50,7 @@ export function topic<T>(options: TopicOptions = {}): ChannelSpec<T[], T | T[]> 
   return {
     kind: "topic",
     isPrivate: options.private ?? false,
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
     create: (name, saved) => new TopicChannel<T>(name, options.accumulate ?? false, saved as T[] | undefined),
   };
 }

@@ -23,6 +23,7 @@ import { checkInputKeys, runLoop, type LoopOutcome } from "../pregel/loop.ts";
 import { resolveResume } from "../pregel/resume.ts";
 import { snapshotOf, updateThreadState, type StateSnapshot } from "../pregel/state.ts";
 import type { CompileOptions, GraphDefinition, SubgraphNode } from "../pregel/definition.ts";
+import { drawGraph, stateJsonSchema, subgraphsOf, type DrawableGraph } from "./describe.ts";
 
 export type RunOutput<S extends StateSchema> = StateOf<S> & { __interrupt__?: Interrupt[] };
 
@@ -41,11 +42,34 @@ export class CompiledStateGraph<S extends StateSchema, Context = unknown> implem
   readonly name: string;
   readonly checkpointer: Checkpointer | undefined;
   readonly #runtime: RuntimeGraph;
+  readonly #definition: GraphDefinition;
 
   constructor(definition: GraphDefinition, options: CompileOptions) {
     this.name = definition.name;
     this.checkpointer = options.checkpointer;
+    this.#definition = definition;
     this.#runtime = buildRuntimeGraph(definition, options);
+  }
+
+  /** Nodes and edges, as LangGraph's drawable graph; `xray` expands subgraph nodes (true, or a depth). */
+  getGraph(options: { xray?: boolean | number } = {}): DrawableGraph {
+    return drawGraph(this.#definition, options.xray ?? false);
+  }
+
+  /** The subgraph nodes' graphs by node name; `recurse` adds theirs as `node|inner`. */
+  getSubgraphs(options: { recurse?: boolean } = {}): Map<string, CompiledStateGraph<StateSchema>> {
+    const out = new Map<string, CompiledStateGraph<StateSchema>>();
+    for (const [name, graph] of subgraphsOf(this.#definition)) {
+      if (!(graph instanceof CompiledStateGraph)) continue;
+      out.set(name, graph);
+      if (options.recurse) for (const [inner, sub] of graph.getSubgraphs(options)) out.set(`${name}|${inner}`, sub);
+    }
+    return out;
+  }
+
+  /** JSON Schema of the state (public channels); input and output are the same channels. */
+  stateSchema(): Record<string, unknown> {
+    return stateJsonSchema(this.#definition, this.name);
   }
 
   /** Node names (without START). */

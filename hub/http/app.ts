@@ -21,6 +21,7 @@ import type { AppHooks } from "./hooks.ts";
 import { addReviewRoutes } from "./reviews.ts";
 import { addWebApp } from "./static.ts";
 import { addLangGraphRoutes } from "./langgraph/index.ts";
+import { addInfoRoutes } from "./langgraph/info.ts";
 
 type Env = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };
 
@@ -57,6 +58,8 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
   });
 
   addWebApp(app, hooks.webRoot);
+  // The LangGraph API's /ok and /info answer before auth, as on the LangGraph server.
+  addInfoRoutes(app);
 
   app.use("*", async (c, next) => {
     const result = await principalOf(services.auth, c.req.raw.headers, new URL(c.req.url));
@@ -81,25 +84,6 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
     c.json(assistants.list().map((a) => ({ assistant_id: a.id, graph_id: a.graph.name, description: a.description }))),
   );
 
-  app.post("/threads", async (c) => {
-    try {
-      const principal = c.get("principal");
-      const body: unknown = await c.req.json().catch(() => ({}));
-      const fields = typeof body === "object" && body !== null ? body : {};
-      const requested = "thread_id" in fields ? fields.thread_id : undefined;
-      const metadata = "metadata" in fields && typeof fields.metadata === "object" && fields.metadata !== null && !Array.isArray(fields.metadata) ? { ...fields.metadata } : {};
-      if (requested !== undefined && (typeof requested !== "string" || requested === "")) throw new SwitchboardError("invalid_argument", "thread_id must be a non-empty string");
-      const threadId = requested ?? crypto.randomUUID();
-      const existing = await store.getThread(threadId, principal.tenant);
-      if (existing) return c.json(threadJson(existing, []), 200);
-      const thread = await runs.ensureThread(threadId, principal, true);
-      const created = Object.keys(metadata).length > 0 ? ((await store.updateThread(threadId, { metadata })) ?? thread) : thread;
-      return c.json(threadJson(created, []), 201);
-    } catch (error) {
-      return failResponse(error);
-    }
-  });
-
   // Recent threads of the caller's tenant, newest first (the web app's threads list).
   app.get("/threads", async (c) => {
     try {
@@ -109,63 +93,6 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
       const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 50) || 50, 1), THREADS_SNAPSHOT_MAX);
       const threads = await store.listThreads(principal.tenant, { limit });
       return c.json({ threads: threads.map((t) => threadJson(t, [])) });
-    } catch (error) {
-      return failResponse(error);
-    }
-  });
-
-  const readThread = async (c: Context<Env>) => {
-    const principal = c.get("principal");
-    const denied = checkPermission(principal, "read");
-    if (denied) throw new SwitchboardError("permission_denied", denied.message);
-    const thread = await runs.ensureThread(c.req.param("thread_id") ?? "", principal, false);
-    const graph = thread.assistantId === null ? undefined : assistants.get(thread.assistantId)?.graph;
-    return { thread, graph };
-  };
-
-  app.get("/threads/:thread_id", async (c) => {
-    try {
-      const { thread, graph } = await readThread(c);
-      const [state, [run]] = await Promise.all([graph ? graph.getState(thread.threadId) : undefined, store.listRuns(thread.threadId, { limit: 1 })]);
-      // Its current run (the latest): who runs it, or ran it last.
-      const current = run === undefined ? null : { run_id: run.runId, status: run.status, node_id: run.nodeId };
-      return c.json({ ...threadJson(thread, state?.interrupts ?? []), run: current });
-    } catch (error) {
-      return failResponse(error);
-    }
-  });
-
-  app.get("/threads/:thread_id/state", async (c) => {
-    try {
-      const { thread, graph } = await readThread(c);
-      if (!graph) return c.json({ values: {}, next: [], interrupts: [], checkpoint: null });
-      const s = await graph.getState(thread.threadId);
-      return c.json({
-        values: s.values,
-        next: s.next,
-        interrupts: s.interrupts.map((i) => ({ interrupt_id: i.id, payload: i.value })),
-        tasks: s.tasks.map((t) => ({ id: t.id, name: t.name, error: t.error, interrupts: t.interrupts.map((i) => ({ interrupt_id: i.id, payload: i.value })) })),
-        checkpoint: s.config ? { checkpoint_id: s.config.checkpointId } : null,
-        metadata: s.metadata ?? null,
-        created_at: s.createdAt ?? null,
-      });
-    } catch (error) {
-      return failResponse(error);
-    }
-  });
-
-  app.get("/threads/:thread_id/history", async (c) => {
-    try {
-      const { thread, graph } = await readThread(c);
-      const limit = Math.min(Math.max(Number(c.req.query("limit") ?? 10) || 10, 1), 1000);
-      const before = c.req.query("before");
-      const out: Array<Record<string, unknown>> = [];
-      if (graph) {
-        for await (const s of graph.getStateHistory(thread.threadId, { limit, ...(before ? { before } : {}) })) {
-          out.push({ values: s.values, next: s.next, checkpoint: s.config ? { checkpoint_id: s.config.checkpointId } : null, metadata: s.metadata ?? null, created_at: s.createdAt ?? null });
-        }
-      }
-      return c.json(out);
     } catch (error) {
       return failResponse(error);
     }

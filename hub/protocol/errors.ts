@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   // --- Switchboard extensions ---
   unauthenticated: { status: 401, retryable: false, spec: false, description: "No valid credentials (missing, expired or bad token)." },
   not_found: { status: 404, retryable: false, spec: false, description: "The thread, queue or assistant does not exist (or is not visible to this tenant)." },
+  already_exists: { status: 409, retryable: false, spec: false, description: "A thread with this id exists (the LangGraph API's `POST /threads` with `if_exists: \"raise\"`)." },
   already_answered: { status: 409, retryable: false, spec: false, description: "Another answer won; `details.answered_by` names the winner." },
   thread_busy: { status: 409, retryable: true, spec: false, description: "The thread has an active run and the multitask strategy is `reject`." },
   claim_held: { status: 409, retryable: true, spec: false, description: "Another reviewer holds the claim; retry after `details.expires_at`." },

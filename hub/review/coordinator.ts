@@ -206,6 +206,16 @@ export class ReviewCoordinator implements RunObserver {
     return (await this.#o.reviewStore.listItems({ tenant, threadId, status: PENDING_STATUSES })).map((i) => i.interruptId);
   }
 
+  /**
+   * A deleted thread's items: the pending ones are cancelled first (announced,
+   * so inboxes drop them), then every item and its audit trail is removed.
+   */
+  async forgetThread(tenant: string, threadId: string): Promise<number> {
+    void tenant;
+    await this.service.cancelForThread(threadId, "the thread was deleted");
+    return this.#o.reviewStore.deleteForThread(threadId);
+  }
+
   /** Every review item the thread has had (any status), oldest first. */
   async itemsOnThread(tenant: string, threadId: string): Promise<ReviewItem[]> {
     return this.#o.reviewStore.listItems({ tenant, threadId });

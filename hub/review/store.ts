@@ -33,6 +33,8 @@ export interface ReviewStore {
   /** Cancels the pending items of a run (or of a thread); returns them. */
   cancelForRun(runId: string, now: number, reason?: string): Promise<ReviewItem[]>;
   cancelForThread(threadId: string, now: number, reason?: string): Promise<ReviewItem[]>;
+  /** Removes every item of the thread (any status) and their audit trails; how many items went. */
+  deleteForThread(threadId: string): Promise<number>;
 
   /**
    * Hands the run's answers (and expiry defaults) not yet resumed to exactly

@@ -3,7 +3,7 @@
  * hub's checkpointer. The hub depends on this small port, not on a graph's
  * state type, so any CompiledStateGraph fits.
  */
-import type { Checkpointer, Command, HistoryOptions, StateSnapshot, StreamOptions, StreamPart } from "../../engine/index.ts";
+import type { Checkpointer, Command, DrawableGraph, HistoryOptions, StateSnapshot, StreamOptions, StreamPart } from "../../engine/index.ts";
 
 export interface AssistantGraph {
   readonly name: string;
@@ -12,6 +12,14 @@ export interface AssistantGraph {
   getStateHistory(threadId: string, options?: HistoryOptions): AsyncIterable<StateSnapshot>;
   /** Throws (UnknownInputKeyError) for input the graph would refuse: checked before a run exists. */
   checkInput(input: Record<string, unknown>): void;
+  /** Nodes and edges (the LangGraph API's `/assistants/:id/graph`); a graph without it draws nothing. */
+  getGraph?(options?: { xray?: boolean | number }): DrawableGraph;
+  /** Subgraph nodes' graphs by namespace (`/assistants/:id/subgraphs`). */
+  getSubgraphs?(options?: { recurse?: boolean }): Map<string, AssistantGraph>;
+  /** JSON Schema of the public state channels (`/assistants/:id/schemas`). */
+  stateSchema?(): Record<string, unknown>;
+  /** Writes values as node `asNode` (the LangGraph API's `threads.updateState`). */
+  updateState?(threadId: string, values: Record<string, unknown> | null, options?: { asNode?: string; checkpointId?: string }): Promise<{ threadId: string; checkpointNs: string; checkpointId: string }>;
 }
 
 export interface Assistant {

@@ -4,7 +4,7 @@
  * the hub store port (thread and run records) with its shared rules, and the
  * watch of thread records as they change.
  */
-export { RunManager } from "./run-manager.ts";
+export { ASSISTANT_ID_KEY, GRAPH_ID_KEY, RunManager } from "./run-manager.ts";
 export type { RunInfo, RunManagerOptions, RunObserver, StartRequest } from "./run-manager.ts";
 export type { ExecutionResult } from "./execute.ts";
 export { PROJECTED_MODES, RunAbort } from "./execute.ts";

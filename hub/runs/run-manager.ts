@@ -266,6 +266,60 @@ export class RunManager {
     throw new SwitchboardError("no_such_run", runId === undefined ? `thread ${thread.threadId} has no active run` : `run ${runId} is not active or queued on this thread`);
   }
 
+  /**
+   * Removes the thread and everything of it: its active and queued runs are
+   * cancelled first, then its checkpoints (all namespaces), its thread and run
+   * records, what `forget` removes besides (its review items) and its event
+   * log. False when the tenant has no such thread.
+   */
+  async deleteThread(thread: ThreadRecord, forget?: (threadId: string) => Promise<void>): Promise<boolean> {
+    return this.#serially(thread.threadId, async () => {
+      for (const queued of this.#queued.get(thread.threadId)?.splice(0) ?? []) {
+        await this.#finish(queued.record.runId, { status: "cancelled", error: "the thread was deleted" });
+      }
+      this.#queued.delete(thread.threadId);
+      const active = this.#active.get(thread.threadId);
+      if (active) {
+        active.controller.abort(new RunAbort("cancelled", "the thread was deleted"));
+        await active.done;
+      }
+      await this.#o.checkpointer.deleteThread(thread.threadId);
+      await forget?.(thread.threadId);
+      const deleted = await this.#o.store.deleteThread(thread.threadId, thread.tenant);
+      this.#o.logs.drop(thread.threadId);
+      return deleted;
+    });
+  }
+
+  /**
+   * A new thread of the same tenant with a copy of `thread`'s checkpoints
+   * (every namespace, with their pending writes) and metadata; no runs.
+   */
+  async copyThread(thread: ThreadRecord, copyId: string): Promise<ThreadRecord> {
+    const saver = this.#o.checkpointer;
+    const tuples = [];
+    for await (const tuple of saver.list({ threadId: thread.threadId })) tuples.push(tuple);
+    // Oldest first, so each parent is stored before its children.
+    tuples.sort((a, b) => (a.checkpoint.id < b.checkpoint.id ? -1 : a.checkpoint.id > b.checkpoint.id ? 1 : 0));
+    const created = await this.#o.store.createThread({ threadId: copyId, tenant: thread.tenant, assistantId: thread.assistantId, status: "idle", metadata: { ...thread.metadata } });
+    for (const t of tuples) {
+      const stored = await saver.put(
+        { threadId: copyId, checkpointNs: t.config.checkpointNs, ...(t.parentConfig ? { checkpointId: t.parentConfig.checkpointId } : {}) },
+        t.checkpoint,
+        t.metadata,
+      );
+      const byTask = new Map<string, Array<[string, unknown]>>();
+      for (const [taskId, channel, value] of t.pendingWrites) {
+        const list = byTask.get(taskId) ?? [];
+        list.push([channel, value]);
+        byTask.set(taskId, list);
+      }
+      for (const [taskId, writes] of byTask) await saver.putWrites(stored, writes, taskId);
+    }
+    const status: ThreadStatus = thread.status === "busy" ? "idle" : thread.status;
+    return (await this.#o.store.updateThread(copyId, { status })) ?? created;
+  }
+
   /** At start: runs a dead process left running are marked abandoned; their threads can be resumed. */
   async recover(): Promise<RunRecord[]> {
     // Several nodes: another node's runs are not ours to mark; lapsed leases are taken over instead.

@@ -9,9 +9,13 @@ import type { HubServices } from "../../services.ts";
 import type { AppHooks } from "../hooks.ts";
 import { StreamSettings, type LgDeps } from "./access.ts";
 import type { LgEnv } from "./http.ts";
+import { addAssistantRoutes } from "./assistants.ts";
 import { addRunRoutes } from "./runs.ts";
+import { addThreadRoutes } from "./threads.ts";
 
 export function addLangGraphRoutes(app: Hono<LgEnv>, services: HubServices, hooks: AppHooks): void {
   const deps: LgDeps = { services, hooks, streamSettings: new StreamSettings() };
+  addAssistantRoutes(app, deps);
+  addThreadRoutes(app, deps);
   addRunRoutes(app, deps);
 }

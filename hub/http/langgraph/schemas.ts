@@ -89,7 +89,8 @@ export const StateAtBody = z.object({ checkpoint: CheckpointBody, subgraphs: z.b
 
 export const HistoryBody = z.object({
   limit: z.number().int().min(1).max(1000).nullish(),
-  before: z.union([z.string().min(1), CheckpointBody]).nullish(),
+  // A checkpoint id, a checkpoint, or a config as the SDK types it ({ configurable: { checkpoint_id } }).
+  before: z.union([z.string().min(1), z.object({ configurable: record }), CheckpointBody]).nullish(),
   metadata: record.nullish(),
   checkpoint: CheckpointBody.nullish(),
 });

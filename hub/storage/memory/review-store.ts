@@ -140,6 +140,17 @@ export class MemoryReviewStore implements ReviewStore {
     );
   }
 
+  async deleteForThread(threadId: string): Promise<number> {
+    let count = 0;
+    for (const [id, item] of this.#items) {
+      if (item.threadId !== threadId) continue;
+      this.#items.delete(id);
+      this.#audit.delete(id);
+      count++;
+    }
+    return count;
+  }
+
   async takeResume(runId: string, policy: ResumePolicy, now: number, resumeRunId: string): Promise<ResumeBatch | null> {
     const plan = planResume([...this.#items.values()].filter((i) => i.runId === runId), policy, now, resumeRunId);
     if (plan === undefined) return null;

@@ -285,6 +285,22 @@ export class PostgresReviewStore implements ReviewStore {
     });
   }
 
+  async deleteForThread(threadId: string): Promise<number> {
+    const client = await this.#db.pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query(`DELETE FROM ${this.#audit} WHERE interrupt_id IN (SELECT interrupt_id FROM ${this.#items} WHERE thread_id = $1)`, [threadId]);
+      const { rowCount } = await client.query(`DELETE FROM ${this.#items} WHERE thread_id = $1`, [threadId]);
+      await client.query("COMMIT");
+      return rowCount ?? 0;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
   async unappliedResumes(): Promise<ResumeBatch[]> {
     const { rows } = await this.#db.pool.query<ItemRow>(
       `SELECT ${ITEM_COLUMNS} FROM ${this.#items} WHERE resume_run_id IS NOT NULL AND applied_at IS NULL ORDER BY seq`,

@@ -192,6 +192,8 @@ function prepareStatements(db: Database.Database) {
     dueItems: db.prepare<[string], ItemRow>(`${select} WHERE ${PENDING} AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY seq`),
     pendingOfRun: db.prepare<[string], ItemRow>(`${select} WHERE run_id = ? AND ${PENDING} ORDER BY seq`),
     pendingOfThread: db.prepare<[string], ItemRow>(`${select} WHERE thread_id = ? AND ${PENDING} ORDER BY seq`),
+    deleteAuditOfThread: db.prepare<[string]>("DELETE FROM hub_review_audit WHERE interrupt_id IN (SELECT interrupt_id FROM hub_review_items WHERE thread_id = ?)"),
+    deleteItemsOfThread: db.prepare<[string]>("DELETE FROM hub_review_items WHERE thread_id = ?"),
     itemsOfRun: db.prepare<[string], ItemRow>(`${select} WHERE run_id = ? ORDER BY seq`),
     unapplied: db.prepare<[], ItemRow>(`${select} WHERE resume_run_id IS NOT NULL AND applied_at IS NULL ORDER BY seq`),
     markApplied: db.prepare<[string, string]>(
@@ -356,6 +358,13 @@ export class SqliteReviewStore implements ReviewStore {
         return done && { ...done, out: done.next };
       },
     );
+  }
+
+  async deleteForThread(threadId: string): Promise<number> {
+    return this.#immediate(() => {
+      this.#sql.deleteAuditOfThread.run(threadId);
+      return this.#sql.deleteItemsOfThread.run(threadId).changes;
+    }) as number;
   }
 
   async unappliedResumes(): Promise<ResumeBatch[]> {

@@ -136,5 +136,5 @@ async function pendingIds(url: string, threadId: string): Promise<string[]> {
   const response = await fetch(`${url}/threads/${threadId}/state`);
   const body: unknown = await response.json();
   const interrupts = typeof body === "object" && body !== null && "interrupts" in body && Array.isArray(body.interrupts) ? body.interrupts : [];
-  return interrupts.flatMap((i: unknown) => (typeof i === "object" && i !== null && "interrupt_id" in i && typeof i.interrupt_id === "string" ? [i.interrupt_id] : []));
+  return interrupts.flatMap((i: unknown) => (typeof i === "object" && i !== null && "id" in i && typeof i.id === "string" ? [i.id] : []));
 }

@@ -54,9 +54,10 @@ describe("REST", () => {
     expect(await start.json()).toMatchObject({ type: "success" });
     await expect.poll(async () => ((await (await fetch(`${hub.url}/threads/${id}`)).json()) as { status: string }).status, WAIT).toBe("interrupted");
 
-    const thread = (await (await fetch(`${hub.url}/threads/${id}`)).json()) as { interrupts: unknown[] };
-    expect(thread).toMatchObject({ assistant_id: "parallel-review" });
-    expect(thread.interrupts).toHaveLength(3);
+    // LangGraph's Thread: pending interrupts keyed by the id of the task that raised them.
+    const thread = (await (await fetch(`${hub.url}/threads/${id}`)).json()) as { interrupts: Record<string, unknown[]> };
+    expect(thread).toMatchObject({ assistant_id: "parallel-review", metadata: { team: "qa", graph_id: "parallel-review" } });
+    expect(Object.values(thread.interrupts).flat()).toHaveLength(3);
     const state = await (await fetch(`${hub.url}/threads/${id}/state`)).json();
     expect(state).toMatchObject({ next: expect.arrayContaining(["r1", "r2", "r3"]), checkpoint: { checkpoint_id: expect.any(String) } });
     const history = (await (await fetch(`${hub.url}/threads/${id}/history?limit=2`)).json()) as unknown[];

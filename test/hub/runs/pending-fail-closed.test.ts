@@ -64,7 +64,9 @@ describe("pending interrupts fail closed", () => {
     // run.start(null) continues a thread; read as "nothing pending", it would run past the open question.
     const refused = await socket.request("run.start", { assistant_id: "review", input: null });
     expect(refused).toMatchObject({ type: "error", error: "unknown_error", message: expect.stringContaining("disk I/O error (injected)") });
-    expect(await (await fetch(`${hub.url}/threads/t-closed`)).json()).toMatchObject({ status: "interrupted", interrupts: [{}] });
+    const closed = (await (await fetch(`${hub.url}/threads/t-closed`)).json()) as { status: string; interrupts: Record<string, unknown[]> };
+    expect(closed.status).toBe("interrupted");
+    expect(Object.values(closed.interrupts).flat()).toHaveLength(1);
     expect(socket.events.filter(isRootLifecycle("running"))).toHaveLength(1);
 
     // Readable again: the usual refusal, and the question is still answerable.

@@ -240,8 +240,8 @@ describe("runs", () => {
     expect(fork).toMatchObject({ type: "success", result: { run_id: expect.any(String), thread_id: "t-fork" } });
     await vi.waitFor(() => expect(socket.events.filter(isRootLifecycle("interrupted"))).toHaveLength(2), WAIT);
 
-    const pending = (await (await fetch(`${hub.url}/threads/t-fork`)).json()) as { interrupts: Array<{ interrupt_id: string }> };
-    await socket.request("input.respond", { namespace: [], interrupt_id: pending.interrupts[0]!.interrupt_id, response: "reject" });
+    const pending = (await (await fetch(`${hub.url}/threads/t-fork`)).json()) as { interrupts: Record<string, Array<{ id: string }>> };
+    await socket.request("input.respond", { namespace: [], interrupt_id: Object.values(pending.interrupts).flat()[0]!.id, response: "reject" });
     await vi.waitFor(() => expect(socket.events.filter(isRootLifecycle("completed"))).toHaveLength(2), WAIT);
     const state = await socket.request("state.get", { namespace: [] });
     expect(state).toMatchObject({ type: "success", result: { values: { decision: "reject", finalize_calls: 1 } } });

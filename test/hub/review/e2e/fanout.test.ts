@@ -84,7 +84,7 @@ describe("parallel review fan-out", () => {
     const threadId = "fan-eager-meta";
     const headers = { ...(await (await import("./helpers.ts")).authHeaders("olive", ["operator"])), "content-type": "application/json" };
     const created = await fetch(`${hub.url}/threads`, { method: "POST", headers, body: JSON.stringify({ thread_id: threadId, metadata: { review_policy: "eager" } }) });
-    expect(created.status).toBe(201);
+    expect(created.status).toBe(200);
     const { operator, ids } = await startAndWait(hub, threadId, "fan3", {}, { expected: 3 });
     const reviewer = await openAs(hub, "ann", REVIEWER);
     expect(ok(await reviewer.request("input.respond", { namespace: [], interrupt_id: ids[0], response: "ok" }, { thread_id: threadId }))["resumed"]).toBe(true);

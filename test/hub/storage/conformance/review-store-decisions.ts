@@ -268,6 +268,25 @@ export function storeTests(store: () => ReviewStore): void {
     expect(await store().cancelForRun("r1", T0 + 3)).toEqual([]);
   });
 
+  it("deletes every item of a thread, whatever its status, with its audit trail, and only those", async () => {
+    await store().createItem(newItem("a"), T0);
+    await store().createItem(newItem("b"), T0);
+    await store().createItem(newItem("c", { runId: "r2" }), T0);
+    await store().createItem(newItem("d", { threadId: "t2", runId: "r3" }), T0);
+    await store().answer("b", alice, 1, T0);
+    expect(await store().deleteForThread("t1")).toBe(3);
+    for (const id of ["a", "b", "c"]) {
+      expect(await store().getItem(id)).toBeUndefined();
+      expect(await store().auditOf(id)).toEqual([]);
+    }
+    expect((await store().getItem("d"))?.status).toBe("open");
+    expect((await store().auditOf("d")).length).toBeGreaterThan(0);
+    expect(await store().listItems({ tenant: "acme", threadId: "t1" })).toEqual([]);
+    expect(await store().deleteForThread("t1")).toBe(0);
+    // The id can be asked again (a thread re-created under the same id).
+    expect((await store().createItem(newItem("a"), T0 + 5)).created).toBe(true);
+  });
+
   it("hands a batch resume over once, when no interrupt of the run is pending", async () => {
     for (const id of ["x", "y"]) await store().createItem(newItem(id), T0);
     await store().createItem(newItem("z", { routing: { expiresAt: iso(T0 + 10), onExpire: { response: "default" } } }), T0);

@@ -1,0 +1,224 @@
+/**
+ * Threads as `client.threads.*` of `@langchain/langgraph-sdk` calls them:
+ * create (if_exists), get, patch, delete, search, count, copy, state (latest
+ * or at a checkpoint), updateState (as_node) and history. Shapes are the
+ * SDK's `Thread` and `ThreadState` (records-json.ts, state-json.ts).
+ */
+import type { Hono } from "hono";
+import type { StateSnapshot } from "../../../engine/index.ts";
+import { SwitchboardError } from "../../protocol/index.ts";
+import { GRAPH_ID_KEY, type ThreadRecord } from "../../runs/index.ts";
+import { assistantOf, latestState, threadFor, type LgDeps } from "./access.ts";
+import { handled, readJson, requirePermission, type LgContext, type LgEnv } from "./http.ts";
+import { matchesJson } from "./match.ts";
+import { threadJson, type ThreadJson } from "./records-json.ts";
+import { HistoryBody, StateAtBody, StateUpdateBody, ThreadCountBody, ThreadCreateBody, ThreadPatchBody, ThreadSearchBody, parseBody } from "./schemas.ts";
+import { checkpointJson, stateJson, type StateJson } from "./state-json.ts";
+import { copyThread, deleteThread } from "./thread-data.ts";
+
+/** Thread search and count read at most this many of the tenant's newest threads. */
+export const THREAD_SCAN_MAX = 10_000;
+
+/** The state of a thread that never ran: empty, at no checkpoint. */
+function emptyState(threadId: string): StateJson {
+  return { values: {}, next: [], tasks: [], checkpoint: checkpointJson(threadId, undefined), parent_checkpoint: null, metadata: {}, created_at: null, interrupts: [] };
+}
+
+export function addThreadRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
+  const { services } = deps;
+  const { store, runs } = services;
+  const maxBytes = services.limits.maxPayloadBytes;
+
+  const stateOf = async (thread: ThreadRecord): Promise<StateSnapshot | undefined> => latestState(services, thread);
+  const full = async (thread: ThreadRecord): Promise<ThreadJson> => threadJson(thread, await stateOf(thread), await lastError(thread));
+  const lastError = async (thread: ThreadRecord): Promise<string | null> => {
+    if (thread.status !== "error") return null;
+    const [last] = await store.listRuns(thread.threadId, { limit: 1 });
+    return last?.error ?? null;
+  };
+  const param = (c: LgContext): string => c.req.param("thread_id") ?? "";
+
+  app.post("/threads", handled(async (c) => {
+    const principal = c.get("principal");
+    requirePermission(principal, "operate");
+    const body = parseBody(ThreadCreateBody, await readJson(c, maxBytes));
+    if (body.supersteps && body.supersteps.length > 0) throw new SwitchboardError("not_supported", "threads.create with supersteps is not supported: create the thread, then threads.updateState");
+    if (body.ttl !== undefined && body.ttl !== null) throw new SwitchboardError("not_supported", "a per-thread ttl is not supported; the hub's threadTtlMs config sweeps idle threads (docs/operations.md)");
+    const threadId = body.thread_id ?? crypto.randomUUID();
+    const existing = await store.getThread(threadId, principal.tenant);
+    if (existing) {
+      if (body.if_exists === "raise") throw new SwitchboardError("already_exists", `thread ${threadId} already exists`, { thread_id: threadId });
+      return c.json(await full(existing));
+    }
+    const thread = await runs.ensureThread(threadId, principal, true);
+    const metadata = { ...body.metadata };
+    if (metadata[GRAPH_ID_KEY] === null || metadata[GRAPH_ID_KEY] === undefined) delete metadata[GRAPH_ID_KEY];
+    const graphId = metadata[GRAPH_ID_KEY];
+    const assistant = typeof graphId === "string" ? services.assistants.get(graphId) : undefined;
+    const patched = Object.keys(metadata).length > 0 || assistant
+      ? await store.updateThread(threadId, { metadata: { ...thread.metadata, ...metadata }, ...(assistant && thread.assistantId === null ? { assistantId: assistant.id } : {}) })
+      : thread;
+    return c.json(await full(patched ?? thread));
+  }));
+
+  app.post("/threads/search", handled(async (c) => {
+    const principal = c.get("principal");
+    requirePermission(principal, "read");
+    const body = parseBody(ThreadSearchBody, await readJson(c, maxBytes));
+    const found = await search(principal.tenant, body);
+    const key = body.sort_by ?? "created_at";
+    const order = body.sort_order === "asc" ? 1 : -1;
+    found.sort((a, b) => {
+      const x = a[key];
+      const y = b[key];
+      return x < y ? -order : x > y ? order : a.thread_id.localeCompare(b.thread_id);
+    });
+    const offset = body.offset ?? 0;
+    const limit = body.limit ?? 10;
+    const page = found.slice(offset, offset + limit);
+    const headers: Record<string, string> = offset + limit < found.length ? { "x-pagination-next": String(offset + limit) } : {};
+    return c.json(body.select ? page.map((t) => pick(t, body.select ?? [])) : page, 200, headers);
+  }));
+
+  app.post("/threads/count", handled(async (c) => {
+    const principal = c.get("principal");
+    requirePermission(principal, "read");
+    const body = parseBody(ThreadCountBody, await readJson(c, maxBytes));
+    return c.json((await search(principal.tenant, body)).length);
+  }));
+
+  /** The tenant's threads matching status, ids, metadata and values (values need each thread's state). */
+  async function search(
+    tenant: string,
+    body: { status?: ThreadRecord["status"] | null | undefined; ids?: string[] | null | undefined; metadata?: Record<string, unknown> | null | undefined; values?: Record<string, unknown> | null | undefined },
+  ): Promise<ThreadJson[]> {
+    const records = await store.listThreads(tenant, { limit: THREAD_SCAN_MAX, ...(body.status ? { status: body.status } : {}) });
+    const ids = body.ids ? new Set(body.ids) : undefined;
+    const out: ThreadJson[] = [];
+    for (const record of records) {
+      if (ids && !ids.has(record.threadId)) continue;
+      if (body.metadata && !matchesJson(record.metadata, body.metadata)) continue;
+      const json = await full(record);
+      if (body.values && !matchesJson(json.values, body.values)) continue;
+      out.push(json);
+    }
+    return out;
+  }
+
+  app.get("/threads/:thread_id", handled(async (c) => {
+    const thread = await threadFor(services, c.get("principal"), param(c), "read");
+    const [json, [run]] = await Promise.all([full(thread), store.listRuns(thread.threadId, { limit: 1 })]);
+    // An extension: its current run (the latest), and the hub node that runs it or ran it last.
+    const current = run === undefined ? null : { run_id: run.runId, status: run.status, node_id: run.nodeId };
+    return c.json({ ...json, run: current });
+  }));
+
+  app.patch("/threads/:thread_id", handled(async (c) => {
+    const thread = await threadFor(services, c.get("principal"), param(c), "operate");
+    const body = parseBody(ThreadPatchBody, await readJson(c, maxBytes));
+    if (body.ttl !== undefined && body.ttl !== null) throw new SwitchboardError("not_supported", "a per-thread ttl is not supported; the hub's threadTtlMs config sweeps idle threads (docs/operations.md)");
+    // LangGraph merges the new metadata into the old.
+    const updated = body.metadata ? await store.updateThread(thread.threadId, { metadata: { ...thread.metadata, ...body.metadata } }) : thread;
+    return c.json(await full(updated ?? thread));
+  }));
+
+  app.delete("/threads/:thread_id", handled(async (c) => {
+    const thread = await threadFor(services, c.get("principal"), param(c), "operate");
+    await deleteThread(services, thread);
+    return c.body(null, 204);
+  }));
+
+  app.post("/threads/:thread_id/copy", handled(async (c) => {
+    const principal = c.get("principal");
+    const thread = await threadFor(services, principal, param(c), "operate");
+    const copy = await copyThread(services, thread, principal);
+    return c.json(await full(copy));
+  }));
+
+  const stateAt = async (c: LgContext, checkpointId: string | undefined): Promise<StateJson> => {
+    const thread = await threadFor(services, c.get("principal"), param(c), "read");
+    const state = await latestState(services, thread, checkpointId);
+    if (!state) {
+      if (checkpointId !== undefined) throw new SwitchboardError("no_such_checkpoint", `thread ${thread.threadId} has no checkpoint ${checkpointId}`);
+      return emptyState(thread.threadId);
+    }
+    return stateJson(thread.threadId, state);
+  };
+
+  app.get("/threads/:thread_id/state", handled(async (c) => c.json(await stateAt(c, undefined))));
+  app.get("/threads/:thread_id/state/:checkpoint_id", handled(async (c) => c.json(await stateAt(c, c.req.param("checkpoint_id")))));
+  app.post("/threads/:thread_id/state/checkpoint", handled(async (c) => {
+    const body = parseBody(StateAtBody, await readJson(c, maxBytes));
+    return c.json(await stateAt(c, body.checkpoint.checkpoint_id ?? undefined));
+  }));
+
+  app.post("/threads/:thread_id/state", handled(async (c) => {
+    const principal = c.get("principal");
+    const thread = await threadFor(services, principal, param(c), "operate");
+    const body = parseBody(StateUpdateBody, await readJson(c, maxBytes));
+    const graphId = thread.metadata[GRAPH_ID_KEY];
+    const assistant = assistantOf(services, thread) ?? (typeof graphId === "string" ? services.assistants.get(graphId) : undefined);
+    if (!assistant) throw new SwitchboardError("invalid_argument", `thread ${thread.threadId} has no graph yet: run it first, or create it with metadata.graph_id`);
+    const update = assistant.graph.updateState;
+    if (!update) throw new SwitchboardError("not_supported", `assistant "${assistant.id}" cannot update state`);
+    if (runs.isBusy(thread.threadId)) throw new SwitchboardError("thread_busy", `thread ${thread.threadId} has an active run`);
+    const values = body.values === undefined || body.values === null ? null : recordOf(body.values);
+    const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
+    const config = await update.call(assistant.graph, thread.threadId, values, {
+      ...(body.as_node ? { asNode: body.as_node } : {}),
+      ...(checkpointId ? { checkpointId } : {}),
+    });
+    // The thread's status follows its new head: waiting on interrupts, or idle.
+    const after = await assistant.graph.getState(thread.threadId);
+    await store.updateThread(thread.threadId, {
+      status: after.interrupts.length > 0 ? "interrupted" : "idle",
+      ...(thread.assistantId === null ? { assistantId: assistant.id } : {}),
+      metadata: { ...thread.metadata, [GRAPH_ID_KEY]: assistant.id },
+    });
+    const checkpoint = { thread_id: thread.threadId, checkpoint_ns: config.checkpointNs, checkpoint_id: config.checkpointId, checkpoint_map: null };
+    return c.json({ checkpoint, configurable: { thread_id: thread.threadId, checkpoint_ns: config.checkpointNs, checkpoint_id: config.checkpointId } });
+  }));
+
+  const history = async (c: LgContext, body: HistoryBody): Promise<StateJson[]> => {
+    const thread = await threadFor(services, c.get("principal"), param(c), "read");
+    const assistant = assistantOf(services, thread);
+    if (!assistant) return [];
+    const before = beforeOf(body.before);
+    const out: StateJson[] = [];
+    const options = { limit: body.limit ?? 10, ...(before ? { before } : {}), ...(body.metadata ? { filter: body.metadata } : {}) };
+    for await (const s of assistant.graph.getStateHistory(thread.threadId, options)) out.push(stateJson(thread.threadId, s));
+    return out;
+  };
+  app.post("/threads/:thread_id/history", handled(async (c) => c.json(await history(c, parseBody(HistoryBody, await readJson(c, maxBytes))))));
+  // Also as GET with query parameters (limit, before), for curl and older Switchboard clients.
+  app.get("/threads/:thread_id/history", handled(async (c) => {
+    const limit = c.req.query("limit");
+    const before = c.req.query("before");
+    return c.json(await history(c, parseBody(HistoryBody, { ...(limit === undefined ? {} : { limit: Number(limit) }), ...(before === undefined ? {} : { before }) })));
+  }));
+}
+
+type HistoryBody = ReturnType<typeof HistoryBody.parse>;
+
+/** `before` as a checkpoint id, a checkpoint, or a config (`{ configurable: { checkpoint_id } }`). */
+function beforeOf(before: HistoryBody["before"]): string | undefined {
+  if (before === undefined || before === null) return undefined;
+  if (typeof before === "string") return before;
+  if ("configurable" in before) {
+    const id = before.configurable?.["checkpoint_id"];
+    return typeof id === "string" && id !== "" ? id : undefined;
+  }
+  return before.checkpoint_id ?? undefined;
+}
+
+function recordOf(values: unknown): Record<string, unknown> {
+  if (typeof values !== "object" || values === null) throw new SwitchboardError("invalid_argument", "values must be an object of state updates");
+  if (Array.isArray(values)) throw new SwitchboardError("not_supported", "values as a list of updates is not supported: send one object (or call updateState once per update)");
+  return { ...(values as Record<string, unknown>) };
+}
+
+function pick(thread: ThreadJson, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) if (Object.hasOwn(thread, f)) out[f] = (thread as unknown as Record<string, unknown>)[f];
+  return out;
+}
