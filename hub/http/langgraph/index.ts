@@ -11,6 +11,7 @@ import { StreamSettings, type LgDeps } from "./access.ts";
 import type { LgEnv } from "./http.ts";
 import { addAssistantRoutes } from "./assistants.ts";
 import { addRunRoutes } from "./runs.ts";
+import { addStatelessRunRoutes } from "./stateless.ts";
 import { addThreadRoutes } from "./threads.ts";
 
 export function addLangGraphRoutes(app: Hono<LgEnv>, services: HubServices, hooks: AppHooks): void {
@@ -18,4 +19,5 @@ export function addLangGraphRoutes(app: Hono<LgEnv>, services: HubServices, hook
   addAssistantRoutes(app, deps);
   addThreadRoutes(app, deps);
   addRunRoutes(app, deps);
+  addStatelessRunRoutes(app, deps);
 }

@@ -33,6 +33,8 @@ export interface FollowOptions {
   cancelOnDisconnect: boolean;
   /** `Content-Location` of the run (`/threads/:id/runs/:run_id`, or `/runs/:run_id` when stateless). */
   location: string;
+  /** Called once when the stream ends, whatever the reason (a stateless run's thread is deleted after). */
+  onEnd?: () => void;
 }
 
 /** An SSE response that streams the run from the thread log until it ends. */
@@ -64,7 +66,10 @@ export async function followRun(deps: LgDeps, c: LgContext, thread: ThreadRecord
     ended: current !== undefined && isFinalRunStatus(current.status),
     services,
     signal: c.req.raw.signal,
-    onEnd: () => untrack(),
+    onEnd: () => {
+      untrack();
+      o.onEnd?.();
+    },
     ...(o.cancelOnDisconnect
       ? { onDisconnect: () => void services.runs.cancel(thread, run.runId).catch(() => undefined) }
       : {}),
