@@ -25,14 +25,16 @@ describe("HTTP errors", () => {
 
   it("REST, review and LangGraph routes refuse with the same fields", async () => {
     const hub = await testHub();
-    const rest = await fetch(`${hub.url}/threads/nope`);
+    const rest = await fetch(`${hub.url}/queues/nope/items?status=closed`);
     const review = await fetch(`${hub.url}/reviews/nope`);
+    // Threads are LangGraph API routes (GET /threads/:id is the SDK's threads.get).
+    const lgThread = await fetch(`${hub.url}/threads/nope`);
     const lg = await fetch(`${hub.url}/threads/nope/runs/nope`);
-    const bodies = [await rest.json(), await review.json(), await lg.json()] as Array<Record<string, unknown>>;
-    expect([rest.status, review.status, lg.status]).toEqual([404, 404, 404]);
+    const bodies = [await rest.json(), await review.json(), await lgThread.json(), await lg.json()] as Array<Record<string, unknown>>;
+    expect([rest.status, review.status, lgThread.status, lg.status]).toEqual([400, 404, 404, 404]);
     for (const body of bodies) expect(body).toEqual(expect.objectContaining({ error: expect.any(String), message: expect.any(String) }));
     // Nothing but the error reply's fields (no route-specific shape).
     for (const body of bodies.slice(0, 2)) expect(Object.keys(body).filter((k) => !["error", "message", "details"].includes(k))).toEqual([]);
-    expect(bodies[2]).toMatchObject({ detail: bodies[2]!["message"] });
+    for (const body of bodies.slice(2)) expect(body).toMatchObject({ detail: body["message"] });
   });
 });
