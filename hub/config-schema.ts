@@ -34,6 +34,7 @@ export const limitsSchema = z
     maxLoadedThreads: positiveInt,
     sendSoftBytes: positiveInt,
     sendHardBytes: positiveInt,
+    sendQueueMaxMs: positiveInt,
     flushIntervalMs: positiveInt,
     commandsPerSecond: positiveInt,
     commandBurst: positiveInt,

@@ -25,6 +25,8 @@ export interface HubLimits {
   sendSoftBytes: number;
   /** Past this many buffered + queued bytes a slow consumer is terminated. */
   sendHardBytes: number;
+  /** A frame that waited this long for a slow consumer to read gets it terminated (a reader that stopped). */
+  sendQueueMaxMs: number;
   /** How often a slow connection's queue is retried. */
   flushIntervalMs: number;
   /** Commands per second per connection (sustained), and the burst allowed. */
@@ -99,6 +101,7 @@ export const DEFAULT_LIMITS: HubLimits = {
   maxLoadedThreads: 1_000,
   sendSoftBytes: 256 * 1024,
   sendHardBytes: 4 * 1024 * 1024,
+  sendQueueMaxMs: 10_000,
   flushIntervalMs: 25,
   commandsPerSecond: 50,
   commandBurst: 100,

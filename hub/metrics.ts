@@ -20,6 +20,10 @@ export interface HubCounters {
   readonly slowConsumersTerminated: number;
   readonly deltasCoalesced: number;
   readonly rateLimited: number;
+  /** Bytes waiting in slow sockets' send queues (not yet handed to a socket). */
+  readonly sendQueuedBytes: number;
+  /** The most bytes one socket's send queue has held since start. */
+  readonly sendQueuePeakBytes: number;
 }
 
 /** `Hub.stats()`: the numbers of /metrics (run counts aside) for code that embeds a hub. */
@@ -43,11 +47,13 @@ export class HubMetrics implements HubCounters {
   slowConsumersTerminated = 0;
   deltasCoalesced = 0;
   rateLimited = 0;
+  sendQueuedBytes = 0;
+  sendQueuePeakBytes = 0;
 
   /** A copy of the counters as they are now. */
   snapshot(): HubCounters {
-    const { connections, sseStreams, subscriptions, eventsPublished, deliveries, framesRejected, slowConsumerBacklogs, slowConsumersTerminated, deltasCoalesced, rateLimited } = this;
-    return { connections, sseStreams, subscriptions, eventsPublished, deliveries, framesRejected, slowConsumerBacklogs, slowConsumersTerminated, deltasCoalesced, rateLimited };
+    const { connections, sseStreams, subscriptions, eventsPublished, deliveries, framesRejected, slowConsumerBacklogs, slowConsumersTerminated, deltasCoalesced, rateLimited, sendQueuedBytes, sendQueuePeakBytes } = this;
+    return { connections, sseStreams, subscriptions, eventsPublished, deliveries, framesRejected, slowConsumerBacklogs, slowConsumersTerminated, deltasCoalesced, rateLimited, sendQueuedBytes, sendQueuePeakBytes };
   }
 
   render(threads: number, runs: Record<RunStatus, number>): string {
@@ -66,6 +72,8 @@ export class HubMetrics implements HubCounters {
     metric("switchboard_slow_consumer_deltas_coalesced_total", "counter", "Message deltas merged for slow consumers.", this.deltasCoalesced);
     metric("switchboard_slow_consumer_backlogs_total", "counter", "Times a connection fell behind and its frames started to queue (deltas coalesce).", this.slowConsumerBacklogs);
     metric("switchboard_slow_consumers_terminated_total", "counter", "Connections terminated as slow consumers.", this.slowConsumersTerminated);
+    metric("switchboard_send_queued_bytes", "gauge", "Bytes waiting in slow sockets' send queues.", this.sendQueuedBytes);
+    metric("switchboard_send_queue_peak_bytes", "gauge", "The most bytes one socket's send queue has held since start.", this.sendQueuePeakBytes);
     lines.push("# HELP switchboard_runs Runs in the hub store by status.", "# TYPE switchboard_runs gauge");
     for (const [status, count] of Object.entries(runs)) lines.push(`switchboard_runs{status="${status}"} ${count}`);
     return `${lines.join("\n")}\n`;

@@ -9,6 +9,7 @@ import { encodeEvent, matchesSubscription, type ProtocolEvent, type Subscription
 import type { HubServices } from "../services.ts";
 import { SSE_END, SSE_HEARTBEAT, sseFrameBytes, sseHead } from "./sse-frame.ts";
 import type { LogEntry, LogSubscriber, ReplayResult, ThreadLog } from "../threads/index.ts";
+import { SlowReader } from "./slow-reader.ts";
 
 const frameOf = (event: ProtocolEvent, text: string): Uint8Array => sseFrameBytes(event.method, text, event.event_id ?? "");
 
@@ -41,6 +42,7 @@ export function openSseStream(options: SseStreamOptions): { body: ReadableStream
   let ended = false;
   let heartbeat: NodeJS.Timeout | undefined;
   let controllerRef: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const slow = new SlowReader(limits);
 
   const subscriber: LogSubscriber = {
     wants: (event, channel) => matchesSubscription(event, filter, channel),
@@ -74,7 +76,7 @@ export function openSseStream(options: SseStreamOptions): { body: ReadableStream
     controller.enqueue(chunk);
     metrics.deliveries++;
     // desiredSize = soft bound - queued bytes: negative once the reader lags.
-    if ((controller.desiredSize ?? 0) < limits.sendSoftBytes - limits.sendHardBytes) {
+    if (slow.tooSlow(controller.desiredSize)) {
       metrics.slowConsumersTerminated++;
       cleanup();
       // Dropping the connection cancels the stream quietly; erroring it would be logged as a failure.

@@ -3,8 +3,14 @@
  * bounded send queue over it. Frames go straight to the socket while its
  * buffer is small; past the soft bound they queue, and adjacent text deltas
  * of one message are merged (a slow reader gets fewer, larger deltas, none
- * lost); past the hard bound the connection is terminated without a close
+ * lost). A consumer that does not read is dropped at a bound in bytes (its
+ * buffered + queued bytes past the hard bound) or in time (a frame that has
+ * waited in its queue for longer than `sendQueueMaxMs`), without a close
  * frame, which would only queue behind the backlog.
+ *
+ * Merging is linear in the text: a merged delta keeps its pieces and is
+ * encoded once, when it is sent. (Re-encoding the whole text on every token
+ * made a paused socket cost the hub quadratic CPU over a long message.)
  */
 import type { HubMetrics } from "../metrics.ts";
 import { encodeEvent, type EventOf, type ProtocolEvent } from "../protocol/index.ts";
@@ -29,24 +35,65 @@ export const OPEN = 1;
 export interface OutboxLimits {
   sendSoftBytes: number;
   sendHardBytes: number;
+  /** The longest a frame may wait in the queue; past it the consumer is dropped. */
+  sendQueueMaxMs: number;
   flushIntervalMs: number;
 }
 
 type DeltaEvent = EventOf<"messages">;
 
+/** Bytes a piece of text adds to a JSON string (escapes included). */
+const escapedBytes = (text: string): number => Buffer.byteLength(JSON.stringify(text)) - 2;
+
 /** A frame waiting for the socket to drain; a class, so every one has the same shape. */
 class Queued {
-  /** A text to send, or a prebuilt frame. */
-  readonly data: string | Buffer;
-  readonly bytes: number;
-  /** Set for a text delta that a later one may extend. */
-  readonly delta: DeltaEvent | undefined;
+  /** A text or prebuilt frame to send; undefined once deltas were merged into it (built on send). */
+  data: string | Buffer | undefined;
+  bytes: number;
+  /** Set for a text delta that a later one may extend: the latest merged event (its seq and event_id win). */
+  delta: DeltaEvent | undefined;
+  /** The texts merged so far, in order (set from the first merge). */
+  pieces: string[] | undefined = undefined;
+  /** Escaped bytes of every piece but the latest (whose bytes are in the latest frame). */
+  #earlierBytes = 0;
+  #latestText = "";
+  /** When it was queued (Date.now()). */
+  readonly at: number;
 
-  constructor(data: string | Buffer, delta?: DeltaEvent) {
+  constructor(data: string | Buffer, at: number, delta?: DeltaEvent) {
     this.data = data;
     this.bytes = typeof data === "string" ? Buffer.byteLength(data) : data.byteLength;
     this.delta = delta;
+    this.at = at;
+    if (delta) this.#latestText = textOf(delta);
   }
+
+  /** Appends a later delta of the same block: O(its text), whatever the length so far. */
+  extend(later: Queued): void {
+    if (!later.delta) return;
+    this.pieces ??= [this.#latestText];
+    this.#earlierBytes += escapedBytes(this.#latestText);
+    this.#latestText = textOf(later.delta);
+    this.pieces.push(this.#latestText);
+    this.delta = later.delta;
+    this.data = undefined;
+    this.bytes = later.bytes + this.#earlierBytes;
+  }
+
+  /** What to write: the frame as queued, or the merged delta encoded once. */
+  build(): string | Buffer {
+    if (this.data !== undefined) return this.data;
+    const later = this.delta;
+    const text = this.pieces?.join("") ?? "";
+    if (!later || later.params.data.event !== "content-block-delta") return text;
+    const data = later.params.data;
+    return encodeEvent({ ...later, params: { ...later.params, data: { ...data, delta: { type: "text-delta", text } } } });
+  }
+}
+
+function textOf(event: DeltaEvent): string {
+  const data = event.params.data;
+  return data.event === "content-block-delta" && data.delta.type === "text-delta" ? data.delta.text : "";
 }
 
 function textDeltaOf(event: ProtocolEvent): DeltaEvent | undefined {
@@ -70,21 +117,11 @@ function sameBlock(a: DeltaEvent, b: DeltaEvent): boolean {
   );
 }
 
-function merge(earlier: DeltaEvent, later: DeltaEvent): DeltaEvent {
-  const a = earlier.params.data;
-  const b = later.params.data;
-  if (a.event !== "content-block-delta" || b.event !== "content-block-delta" || a.delta.type !== "text-delta" || b.delta.type !== "text-delta") {
-    return later;
-  }
-  // Keeps the later seq/event_id: the merged frame covers everything up to it.
-  return { ...later, params: { ...later.params, data: { ...b, delta: { ...b.delta, text: a.delta.text + b.delta.text } } } };
-}
-
 export class Outbox {
   readonly #port: SocketPort;
   readonly #limits: OutboxLimits;
   readonly #metrics: HubMetrics;
-  /** Told when the hard bound cuts the connection (the session, which closes itself). */
+  /** Told when a bound cuts the connection (the session, which closes itself). */
   readonly #owner: { close(): void };
   #queue: Queued[] = [];
   #queuedBytes = 0;
@@ -102,57 +139,72 @@ export class Outbox {
     return this.#queue.length;
   }
 
+  /** Bytes waiting in the queue (not yet handed to the socket). */
+  get queuedBytes(): number {
+    return this.#queuedBytes;
+  }
+
   /** A response or other frame that is never merged. */
   sendText(text: string): void {
-    this.#push(new Queued(text));
+    if (this.#dead || this.#port.readyState !== OPEN) return;
+    if (this.#keepsUp()) return this.#write(text);
+    this.#push(new Queued(text, Date.now()));
   }
 
   /** A published event: the same frame goes to every socket; nothing is allocated while the socket keeps up. */
   sendEntry(entry: LogEntry): void {
     if (this.#dead || this.#port.readyState !== OPEN) return;
-    if (this.#queue.length === 0 && this.#port.bufferedAmount <= this.#limits.sendSoftBytes) {
-      this.#write(entry.frame);
-      return;
-    }
-    this.#push(new Queued(entry.frame, textDeltaOf(entry.event)));
+    if (this.#keepsUp()) return this.#write(entry.frame);
+    this.#push(new Queued(entry.frame, Date.now(), textDeltaOf(entry.event)));
   }
 
   sendEvent(event: ProtocolEvent): void {
-    this.#push(new Queued(encodeEvent(event)));
+    this.sendText(encodeEvent(event));
   }
 
   /** Stops the flush timer; queued frames are dropped (the connection is gone). */
   dispose(): void {
     this.#dead = true;
     this.#queue = [];
-    this.#queuedBytes = 0;
+    this.#setQueuedBytes(0);
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 
+  #keepsUp(): boolean {
+    return this.#queue.length === 0 && this.#port.bufferedAmount <= this.#limits.sendSoftBytes;
+  }
+
   #push(item: Queued): void {
-    if (this.#dead || this.#port.readyState !== OPEN) return;
-    if (this.#queue.length === 0 && this.#port.bufferedAmount <= this.#limits.sendSoftBytes) {
-      this.#write(item.data);
-      return;
-    }
     if (this.#queue.length === 0) this.#metrics.slowConsumerBacklogs++;
     const last = this.#queue.at(-1);
     if (item.delta && last?.delta && sameBlock(last.delta, item.delta)) {
-      const event = merge(last.delta, item.delta);
-      const merged = new Queued(encodeEvent(event), event);
-      this.#queuedBytes += merged.bytes - last.bytes;
-      this.#queue[this.#queue.length - 1] = merged;
+      const before = last.bytes;
+      last.extend(item);
+      this.#setQueuedBytes(this.#queuedBytes + last.bytes - before);
       this.#metrics.deltasCoalesced++;
     } else {
       this.#queue.push(item);
-      this.#queuedBytes += item.bytes;
+      this.#setQueuedBytes(this.#queuedBytes + item.bytes);
     }
-    if (this.#port.bufferedAmount + this.#queuedBytes > this.#limits.sendHardBytes) {
-      this.#terminate();
-      return;
-    }
+    if (this.#overBound(item.at)) return;
     this.#schedule();
+  }
+
+  /** Drops the consumer when it is past the bound in bytes or in time; true if it did. */
+  #overBound(now: number): boolean {
+    const head = this.#queue[0];
+    if (this.#port.bufferedAmount + this.#queuedBytes > this.#limits.sendHardBytes || (head !== undefined && now - head.at > this.#limits.sendQueueMaxMs)) {
+      this.#terminate();
+      return true;
+    }
+    return false;
+  }
+
+  #setQueuedBytes(bytes: number): void {
+    this.#metrics.sendQueuedBytes += bytes - this.#queuedBytes;
+    this.#queuedBytes = bytes;
+    if (bytes > this.#metrics.sendQueuePeakBytes) this.#metrics.sendQueuePeakBytes = bytes;
   }
 
   #write(data: string | Buffer): void {
@@ -174,10 +226,11 @@ export class Outbox {
     while (this.#queue.length > 0 && this.#port.bufferedAmount <= this.#limits.sendSoftBytes) {
       const item = this.#queue.shift();
       if (!item) break;
-      this.#queuedBytes -= item.bytes;
-      this.#write(item.data);
+      this.#setQueuedBytes(this.#queuedBytes - item.bytes);
+      this.#write(item.build());
     }
-    if (this.#queue.length > 0) this.#schedule();
+    if (this.#queue.length === 0 || this.#overBound(Date.now())) return;
+    this.#schedule();
   }
 
   #terminate(): void {

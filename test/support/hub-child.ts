@@ -10,24 +10,9 @@
  * and `fails-early`, whose every run fails before it saves anything (as a
  * run whose model provider is down at connect would).
  */
-import { END, START, ScriptedChatModel, StateGraph, contentText, humanMessage, interrupt, lastValue, reducer, type Checkpointer } from "../../engine/index.ts";
+import { END, START, StateGraph, interrupt, lastValue, reducer, type Checkpointer } from "../../engine/index.ts";
 import { configFromEnv, demoAssistants, startHub, type Assistant, type HubConfig } from "../../hub/index.ts";
-
-function longText(checkpointer: Checkpointer): Assistant {
-  const model = ScriptedChatModel.fromFunction((messages) => "tok ".repeat(Number(contentText(messages[0]?.content ?? "")) || 1).trimEnd(), {
-    name: "long-text",
-    chunking: "word",
-  });
-  const graph = new StateGraph({ tokens: lastValue<number>(), text: lastValue<string>() })
-    .addNode("write", async (state, runtime) => {
-      const reply = await model.invoke([humanMessage(String(state.tokens ?? 1))], { signal: runtime.signal });
-      return { text: contentText(reply.content) };
-    })
-    .addEdge(START, "write")
-    .addEdge("write", END)
-    .compile({ checkpointer, name: "long-text" });
-  return { id: "long-text", description: "Streams one message of `tokens` words.", graph };
-}
+import { longText } from "./long-text.ts";
 
 function gated(checkpointer: Checkpointer): Assistant {
   const gate = process.env["SWITCHBOARD_TEST_GATE"];

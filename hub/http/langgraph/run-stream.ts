@@ -15,6 +15,7 @@ import type { HubServices } from "../../services.ts";
 import type { LogEntry, LogSubscriber, ThreadLog } from "../../threads/index.ts";
 import type { LgFrame, RunStreamTranslator } from "./stream-format.ts";
 import { SSE_HEARTBEAT, sseFrameBytes } from "../sse-frame.ts";
+import { SlowReader } from "../slow-reader.ts";
 
 export interface StreamPosition {
   seq: number;
@@ -57,6 +58,7 @@ export function openRunStream(o: RunStreamOptions): { body: ReadableStream<Uint8
   const queue: LogEntry[] = [];
   let controllerRef: ReadableStreamDefaultController<Uint8Array> | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
+  const slow = new SlowReader(limits);
   let pumping = false;
   let replayed = false;
   let ended = false;
@@ -102,7 +104,7 @@ export function openRunStream(o: RunStreamOptions): { body: ReadableStream<Uint8
     if (ended || !controller) return;
     controller.enqueue(chunk);
     metrics.deliveries++;
-    if ((controller.desiredSize ?? 0) < limits.sendSoftBytes - limits.sendHardBytes) {
+    if (slow.tooSlow(controller.desiredSize)) {
       metrics.slowConsumersTerminated++;
       cleanup();
       if (o.terminate) o.terminate();
