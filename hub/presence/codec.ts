@@ -1,14 +1,11 @@
 /**
- * Reading and stamping y-protocols awareness updates, and their base64 form
- * on the wire. An update is `varUint count`, then per client `varUint
- * clientID, varUint clock, varString JSON(state | null)` (y-protocols'
- * PROTOCOL.md). The room reads it once, strictly, before y-protocols sees
- * it: ownership and size limits are checked on the clientIDs and states first.
+ * The hub's side of awareness updates: the wire codec is hub/protocol's
+ * (shared with the SDK); here its refusals become presence rejections, and
+ * stampIdentity writes the authenticated user into every state.
  */
-import { createDecoder, hasContent, readVarUint, readVarUint8Array } from "lib0/decoding";
 import { modifyAwarenessUpdate } from "y-protocols/awareness";
 import type { Principal } from "../auth/index.ts";
-import { isRecord } from "../protocol/index.ts";
+import { awarenessFromBase64, awarenessToBase64, decodeAwareness, isRecord, type AwarenessEntry, type AwarenessLimits } from "../protocol/index.ts";
 import { presenceRejection } from "./errors.ts";
 import type { PresenceRejection } from "./errors.ts";
 
@@ -20,48 +17,15 @@ export interface PresenceUser {
 
 export type AwarenessState = Record<string, unknown>;
 
-export interface AwarenessEntry {
-  readonly clientID: number;
-  readonly clock: number;
-  /** `null` removes the client's state. */
-  readonly state: AwarenessState | null;
-}
-
-export interface DecodeLimits {
-  readonly maxEntries: number;
-  readonly maxStateBytes: number;
-}
+export type { AwarenessEntry };
+export type DecodeLimits = AwarenessLimits;
 
 export type DecodedUpdate = { readonly ok: true; readonly entries: readonly AwarenessEntry[] } | PresenceRejection;
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
 /** Reads every entry of an awareness update, or says why it is refused. */
 export function decodeAwarenessEntries(update: Uint8Array, limits: DecodeLimits): DecodedUpdate {
-  try {
-    const decoder = createDecoder(update);
-    const count = readVarUint(decoder);
-    if (count > limits.maxEntries) {
-      return presenceRejection("too_many_clients", `an update may carry at most ${limits.maxEntries} states, got ${count}`);
-    }
-    const entries: AwarenessEntry[] = [];
-    for (let i = 0; i < count; i++) {
-      const clientID = readVarUint(decoder);
-      const clock = readVarUint(decoder);
-      const bytes = readVarUint8Array(decoder); // throws past the end of `update`
-      if (bytes.length > limits.maxStateBytes) {
-        return presenceRejection("state_too_large", `a state may be at most ${limits.maxStateBytes} bytes, got ${bytes.length}`);
-      }
-      const json: unknown = JSON.parse(utf8.decode(bytes));
-      if (json !== null && !isState(json)) return malformed("each state must be a JSON object or null");
-      entries.push({ clientID, clock, state: json });
-    }
-    if (hasContent(decoder)) return malformed("trailing bytes after the last state");
-    return { ok: true, entries };
-  } catch {
-    // lib0's end-of-array / integer-range errors, invalid UTF-8, invalid JSON.
-    return malformed("not a y-protocols awareness update");
-  }
+  const decoded = decodeAwareness(update, limits);
+  return decoded.ok ? decoded : presenceRejection(decoded.reason, decoded.message);
 }
 
 /**
@@ -76,19 +40,6 @@ export function stampIdentity(update: Uint8Array, principal: Principal): Uint8Ar
 
 export const isState: (value: unknown) => value is AwarenessState = isRecord;
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
 /** Strict base64 (Buffer.from would silently skip invalid characters). */
-export function decodeBase64Update(text: string): Uint8Array | undefined {
-  if (!BASE64.test(text)) return undefined;
-  // A plain Uint8Array, not a view into Buffer's shared pool.
-  return new Uint8Array(Buffer.from(text, "base64"));
-}
-
-export function encodeBase64Update(update: Uint8Array): string {
-  return Buffer.from(update.buffer, update.byteOffset, update.byteLength).toString("base64");
-}
-
-function malformed(message: string): PresenceRejection {
-  return presenceRejection("malformed_update", message);
-}
+export const decodeBase64Update = awarenessFromBase64;
+export const encodeBase64Update = awarenessToBase64;

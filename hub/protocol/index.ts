@@ -4,6 +4,8 @@
  */
 export { assertNever } from "./assert-never.ts";
 export { isRecord } from "./is-record.ts";
+export { awarenessFromBase64, awarenessToBase64, decodeAwareness, encodeAwareness } from "./awareness.ts";
+export type { AwarenessDecoded, AwarenessEntry, AwarenessLimits, AwarenessRefusal } from "./awareness.ts";
 export { channelOf, matchesRoute, matchesSubscription, namespaceMatches } from "./channels.ts";
 export type { SubscriptionFilter } from "./channels.ts";
 export {

@@ -1,4 +1,8 @@
-/** hub/protocol is shared by server and clients: it may import only itself, zod and type-only spec/engine stream types. */
+/**
+ * hub/protocol is shared by server and clients: it may import only itself,
+ * zod, lib0 (Yjs' binary encoding, for the awareness codec: presence on the
+ * wire is y-protocols awareness) and type-only spec/engine stream types.
+ */
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -15,6 +19,7 @@ describe("hub/protocol import boundary", () => {
       const allowed =
         spec.startsWith("./") ||
         spec === "zod" ||
+        spec.startsWith("lib0/") ||
         (typeOnly && spec === "@langchain/protocol") ||
         (typeOnly && spec === "../../engine/stream/types.ts");
       expect(allowed, `${file}: ${match[0]}`).toBe(true);
