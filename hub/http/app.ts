@@ -12,7 +12,7 @@ import { threadRecordJson } from "../runs/index.ts";
 import { renderReviewMetrics } from "../metrics.ts";
 import type { HubServices } from "../services.ts";
 import type { ThreadRecord } from "../runs/index.ts";
-import { handleCommand, sinceOf } from "../sessions/commands.ts";
+import { handleCommand } from "../sessions/commands.ts";
 import { failResponse } from "./errors.ts";
 import { openSseStream } from "./sse.ts";
 import { SSE_HEADERS } from "./sse-frame.ts";
@@ -29,6 +29,14 @@ function threadJson(thread: ThreadRecord, interrupts: Array<{ id: string; value:
   return { ...threadRecordJson(thread), interrupts: interrupts.map((i) => ({ interrupt_id: i.id, payload: i.value })) };
 }
 
+
+/** The seq a `Last-Event-ID` header names (its leading digits); a header without them is refused. */
+function sinceOfLastEventId(header: string | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const seq = Number(/^\d+/.exec(header)?.[0] ?? Number.NaN);
+  if (!Number.isSafeInteger(seq)) throw new SwitchboardError("invalid_argument", "Last-Event-ID must start with the seq of an event");
+  return seq;
+}
 
 export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
   const { store, runs, assistants, metrics, logs } = services;
@@ -128,7 +136,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
       const filter = { channels, namespaces, depth };
       // A browser-style reconnect names its last event in Last-Event-ID (= the seq).
       const lastEventId = c.req.header("last-event-id");
-      const since = sinceOf(decoded.command.params) ?? (lastEventId === undefined ? undefined : sinceOf({ since: Number(/^\d+/.exec(lastEventId)?.[0] ?? -1) }));
+      const since = decoded.command.params.since ?? sinceOfLastEventId(lastEventId);
       const thread = await runs.ensureThread(c.req.param("thread_id") ?? "", principal, true);
       const log = await runs.openLog(thread);
       const replay = log.replay(filter, since);

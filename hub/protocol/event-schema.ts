@@ -7,7 +7,7 @@ import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "./errors.ts";
 import { threadRecordSchema } from "./rest.ts";
 import { namespaceSchema } from "./schema.ts";
-import type { ContentBlockDelta } from "./types.ts";
+import { EVENT_METHODS, type ContentBlockDelta, type EventMethod } from "./types.ts";
 
 const str = z.string();
 const num = z.number();
@@ -205,7 +205,7 @@ const dataByMethod = {
       }),
     }),
   }),
-} as const;
+} as const satisfies Record<EventMethod, z.ZodType>;
 
 type FixedMethod = keyof typeof dataByMethod;
 
@@ -229,26 +229,10 @@ function eventVariant<M extends FixedMethod>(method: M) {
   });
 }
 
-/** Every event, discriminated by `method`. */
-export const eventSchema = z.discriminatedUnion("method", [
-  eventVariant("lifecycle"),
-  eventVariant("messages"),
-  eventVariant("tools"),
-  eventVariant("input.requested"),
-  eventVariant("input.answered"),
-  eventVariant("values"),
-  eventVariant("updates"),
-  eventVariant("checkpoints"),
-  eventVariant("tasks"),
-  eventVariant("custom"),
-  eventVariant("input.claimed"),
-  eventVariant("input.released"),
-  eventVariant("input.expired"),
-  eventVariant("input.cancelled"),
-  eventVariant("presence"),
-  eventVariant("thread.status"),
-  eventVariant("resync"),
-]);
+type EventVariant = { [M in FixedMethod]: ReturnType<typeof eventVariant<M>> }[FixedMethod];
+
+/** Every event, discriminated by `method`, derived from EVENT_METHODS (dataByMethod has one schema per method). */
+export const eventSchema = z.discriminatedUnion("method", EVENT_METHODS.map((method) => eventVariant(method)) as unknown as [EventVariant, ...EventVariant[]]);
 
 export const EVENT_METHOD_SET: ReadonlySet<string> = new Set(Object.keys(dataByMethod));
 

@@ -36,15 +36,36 @@ const resumeExtras = {
 
 const respondEntry = z.looseObject({ namespace: namespaceSchema, interrupt_id: nonEmpty, response: z.unknown() });
 
-const paramsByMethod = {
-  "run.start": z.looseObject({
+const multitaskStrategy = z.enum(["reject", "enqueue", "interrupt", "rollback"]);
+
+/**
+ * `run.start`. The SDK sends the strategy as `multitaskStrategy`: the alias is
+ * checked here like the field, refused when it contradicts
+ * `multitask_strategy`, and handed over as `multitask_strategy` only.
+ */
+const runStartParams = z
+  .looseObject({
     assistant_id: nonEmpty,
     input: z.unknown(),
     config: record.optional(),
     metadata: record.optional(),
     langsmith_tracer: z.looseObject({ project_name: str.optional(), example_id: str.optional() }).optional(),
-    multitask_strategy: z.enum(["reject", "enqueue", "interrupt", "rollback"]).optional(),
-  }),
+    multitask_strategy: multitaskStrategy.optional(),
+    multitaskStrategy: multitaskStrategy.optional(),
+    on_disconnect: z.enum(["continue", "cancel"]).optional(),
+    review_policy: z.enum(["batch", "eager"]).optional(),
+  })
+  .refine((p) => p.multitask_strategy === undefined || p.multitaskStrategy === undefined || p.multitask_strategy === p.multitaskStrategy, {
+    message: "multitask_strategy and multitaskStrategy disagree; send one",
+    path: ["multitaskStrategy"],
+  })
+  .transform(({ multitaskStrategy: alias, ...params }) => {
+    const strategy = params.multitask_strategy ?? alias;
+    return strategy === undefined ? params : { ...params, multitask_strategy: strategy };
+  });
+
+const paramsByMethod = {
+  "run.start": runStartParams,
   "run.cancel": z.looseObject({ run_id: nonEmpty.optional() }),
   "input.respond": z.union([
     z.looseObject({ ...respondEntry.shape, ...resumeExtras }),
@@ -60,6 +81,8 @@ const paramsByMethod = {
     channels: z.array(channelSchema).min(1),
     namespaces: z.array(namespaceSchema).optional(),
     depth: uint.optional(),
+    /** Extension: a seq; the replay is exactly what came after it. */
+    since: uint.optional(),
   }),
   "subscription.unsubscribe": z.looseObject({ subscription_id: nonEmpty }),
   "subscription.reconnect": z.looseObject({
@@ -91,27 +114,14 @@ function commandVariant<M extends CommandMethod>(method: M) {
   });
 }
 
-/** Every command, discriminated by `method`. */
-export const commandSchema = z.discriminatedUnion("method", [
-  commandVariant("run.start"),
-  commandVariant("run.cancel"),
-  commandVariant("input.respond"),
-  commandVariant("input.inject"),
-  commandVariant("input.claim"),
-  commandVariant("input.release"),
-  commandVariant("subscription.subscribe"),
-  commandVariant("subscription.unsubscribe"),
-  commandVariant("subscription.reconnect"),
-  commandVariant("queue.subscribe"),
-  commandVariant("queue.unsubscribe"),
-  commandVariant("threads.subscribe"),
-  commandVariant("threads.unsubscribe"),
-  commandVariant("agent.getTree"),
-  commandVariant("state.get"),
-  commandVariant("state.listCheckpoints"),
-  commandVariant("state.fork"),
-  commandVariant("presence.update"),
-]);
+type CommandVariant = { [M in CommandMethod]: ReturnType<typeof commandVariant<M>> }[CommandMethod];
+
+/**
+ * Every command, discriminated by `method`, derived from COMMAND_METHODS (a
+ * method there without params here, or the other way round, breaks the
+ * build: paramsByMethod `satisfies Record<CommandMethod, …>`).
+ */
+export const commandSchema = z.discriminatedUnion("method", COMMAND_METHODS.map((method) => commandVariant(method)) as unknown as [CommandVariant, ...CommandVariant[]]);
 
 export type DecodeCommandResult = { ok: true; command: ProtocolCommand } | { ok: false; error: ProtocolError };
 

@@ -62,8 +62,25 @@ export type {
 /** Extension: how a run.start on a busy thread is handled (LangGraph's names). */
 export type MultitaskStrategy = "reject" | "enqueue" | "interrupt" | "rollback";
 
-/** `run.start` params; `multitask_strategy` is an extension (default "reject"). */
-export type RunStartParams = SpecRunStartParams & { multitask_strategy?: MultitaskStrategy };
+/** Extension: whether a run goes on when the client that started it goes away. */
+export type OnDisconnect = "continue" | "cancel";
+
+/** Extension: when a thread's answered interrupts resume it (all answered, or each at once). */
+export type ReviewPolicy = "batch" | "eager";
+
+/**
+ * `run.start` params with the extensions (all optional): `multitask_strategy`
+ * (default "reject"; the schema also accepts the SDK's `multitaskStrategy` and
+ * hands it over under this name), `on_disconnect` (default "continue"),
+ * `review_policy` (kept in the thread's metadata).
+ */
+export type RunStartParams = SpecRunStartParams & { multitask_strategy?: MultitaskStrategy; on_disconnect?: OnDisconnect; review_policy?: ReviewPolicy };
+
+/** `subscription.subscribe` with the `since` extension: replay exactly what came after this seq. */
+export interface SubscriptionSubscribeCommand {
+  method: SubscriptionSubscribe["method"];
+  params: SubscriptionSubscribe["params"] & { since?: number };
+}
 
 /** Extension: cancel the thread's active run (or the named one). */
 export interface RunCancel {
@@ -126,7 +143,7 @@ type SpecCommandData =
   | RunStartCommand
   | InputRespond
   | InputInject
-  | SubscriptionSubscribe
+  | SubscriptionSubscribeCommand
   | SubscriptionUnsubscribe
   | SubscriptionReconnect
   | AgentGetTree

@@ -3,7 +3,7 @@
  * thread's pending interrupts first: an `input.respond` must fail with a
  * code before it is acknowledged, not later as a failed run.
  */
-import { AmbiguousResumeError, EngineError, PendingInterruptsError, UnknownInputKeyError, UnknownInterruptError } from "../../engine/index.ts";
+import { AmbiguousResumeError, EngineError, PendingInterruptsError, UnknownInputKeyError, UnknownInterruptError, type EngineErrorCode } from "../../engine/index.ts";
 import { SwitchboardError, isRecord, type ErrorCode } from "../protocol/index.ts";
 
 export interface Answer {
@@ -81,16 +81,34 @@ export function answersFromRunInput(input: unknown, pending: ReadonlySet<string>
   return [{ interrupt_id: only, response: input }];
 }
 
-const ENGINE_TO_WIRE: Partial<Record<string, ErrorCode>> = {
+/**
+ * Every engine error code's wire code, exhaustive by type: a new engine code
+ * without an entry here is a compile error, never a silent `unknown_error`.
+ * `unknown_error` below is a decision: a broken graph or node (a bug of the
+ * deployment, not of the request).
+ */
+export const ENGINE_TO_WIRE = {
+  GRAPH_VALIDATION: "unknown_error",
+  INVALID_UPDATE: "invalid_argument",
+  EMPTY_CHANNEL: "unknown_error",
+  RECURSION_LIMIT: "unknown_error",
+  NODE_TIMEOUT: "unknown_error",
+  RUN_CANCELLED: "unknown_error",
   THREAD_BUSY: "thread_busy",
+  MISSING_CHECKPOINTER: "unknown_error",
+  MISSING_THREAD_ID: "invalid_argument",
+  AMBIGUOUS_RESUME: "invalid_argument",
   UNKNOWN_INTERRUPT: "no_such_interrupt",
   INTERRUPT_ALREADY_ANSWERED: "already_answered",
   NOTHING_TO_RESUME: "nothing_pending",
-  AMBIGUOUS_RESUME: "invalid_argument",
+  // New input while questions are open: the client must answer them first (details.pending names them).
+  PENDING_INTERRUPTS: "invalid_argument",
+  INTERRUPT_SWALLOWED: "unknown_error",
+  INTERRUPT_NOT_SERIALIZABLE: "unknown_error",
+  INTERRUPT_OUTSIDE_TASK: "unknown_error",
   INVALID_COMMAND: "invalid_argument",
-  INVALID_UPDATE: "invalid_argument",
   CHECKPOINT_NOT_FOUND: "no_such_checkpoint",
-};
+} as const satisfies Record<EngineErrorCode, ErrorCode>;
 
 /** The fields an engine error carries, as wire details (the message says the same in words). */
 function detailsOf(error: EngineError): Record<string, unknown> | undefined {
@@ -118,6 +136,6 @@ function isUnreachable(error: unknown): boolean {
 export function toSwitchboardError(error: unknown): SwitchboardError {
   if (error instanceof SwitchboardError) return error;
   if (isUnreachable(error)) return new SwitchboardError("unavailable", `a service the hub needs is unreachable: ${error instanceof Error ? error.message : String(error)}`);
-  if (error instanceof EngineError) return new SwitchboardError(ENGINE_TO_WIRE[error.code] ?? "unknown_error", error.message, detailsOf(error));
+  if (error instanceof EngineError) return new SwitchboardError(ENGINE_TO_WIRE[error.code], error.message, detailsOf(error));
   return new SwitchboardError("unknown_error", error instanceof Error ? error.message : String(error));
 }

@@ -19,10 +19,10 @@ import {
   type SubscriptionFilter,
   type ThreadRecordJson,
 } from "../protocol/index.ts";
-import { RESUME_POLICY_KEY, resumePolicyOf, type AnswerInput } from "../review/index.ts";
+import { RESUME_POLICY_KEY, type AnswerInput, type ResumePolicy } from "../review/index.ts";
 import { type PresenceRoomRef } from "../presence/index.ts";
 import { answersFromRunInput, gotoList, toSwitchboardError } from "../runs/index.ts";
-import type { MultitaskStrategy, ThreadRecord } from "../runs/index.ts";
+import type { ThreadRecord } from "../runs/index.ts";
 import type { HubServices } from "../services.ts";
 import type { ReplayResult, ThreadLog } from "../threads/index.ts";
 
@@ -200,10 +200,11 @@ async function dispatch(command: ProtocolCommand, thread: ThreadRecord, ctx: Com
   const { runs } = ctx.services;
   switch (command.method) {
     case "run.start": {
-      const cancelOnDisconnect = onDisconnectOf(command.params) === "cancel";
+      // Every field is the schema's (hub/protocol/schema.ts): parsed, typed, defaults here.
+      const cancelOnDisconnect = command.params.on_disconnect === "cancel";
       if (cancelOnDisconnect && !ctx.host) unsupported('on_disconnect "cancel"', "over HTTP; it needs a socket");
-      const request = { assistantId: command.params.assistant_id, input: command.params.input, strategy: strategyOf(command), checkpointId: forkOf(command.params.config) };
-      await applyResumePolicy(command.params, thread, ctx);
+      const request = { assistantId: command.params.assistant_id, input: command.params.input, strategy: command.params.multitask_strategy ?? "reject", checkpointId: forkOf(command.params.config) };
+      if (command.params.review_policy !== undefined) await applyResumePolicy(command.params.review_policy, thread, ctx);
       const answered = await answerByRunStart(request.input, request.checkpointId, thread, ctx);
       if (answered) return success(command, answered, await runs.openLog(thread));
       const run = await runs.start(thread, request, ctx.principal);
@@ -252,7 +253,7 @@ async function dispatch(command: ProtocolCommand, thread: ThreadRecord, ctx: Com
       const host = ctx.host ?? unsupported(command.method, "over HTTP; open an event stream instead");
       const log = await runs.openLog(thread);
       const filter = filterOf(command);
-      const since = sinceOf(command.params);
+      const since = command.params.since;
       return {
         finish: () => {
           const { subscriptionId, replay, presence } = host.subscribe(log, filter, since);
@@ -373,25 +374,9 @@ async function answerByRunStart(input: unknown, checkpointId: string | undefined
 }
 
 /** Extension: `run.start { review_policy: "eager" | "batch" }` sets the thread's resume policy (kept in its metadata). */
-async function applyResumePolicy(params: object, thread: ThreadRecord, ctx: CommandContext): Promise<void> {
-  const value = RESUME_POLICY_KEY in params ? (params as Record<string, unknown>)[RESUME_POLICY_KEY] : undefined;
-  if (value === undefined) return;
-  const policy = resumePolicyOf(value);
-  if (policy === undefined) throw new SwitchboardError("invalid_argument", `${RESUME_POLICY_KEY} must be "batch" or "eager", got ${JSON.stringify(value)}`);
+async function applyResumePolicy(policy: ResumePolicy, thread: ThreadRecord, ctx: CommandContext): Promise<void> {
   await ctx.services.store.updateThread(thread.threadId, { metadata: { ...thread.metadata, [RESUME_POLICY_KEY]: policy } });
   ctx.services.reviews.setPolicy(thread.threadId, policy);
-}
-
-const STRATEGIES: readonly MultitaskStrategy[] = ["reject", "enqueue", "interrupt", "rollback"];
-
-/** The SDK sends both `multitask_strategy` and `multitaskStrategy`. */
-function strategyOf(command: CommandOf<"run.start">): MultitaskStrategy {
-  const params: { multitask_strategy?: unknown; multitaskStrategy?: unknown } = command.params;
-  const value = params.multitask_strategy ?? params.multitaskStrategy;
-  if (value === undefined) return "reject";
-  const found = STRATEGIES.find((s) => s === value);
-  if (!found) throw new SwitchboardError("invalid_argument", `multitask strategy must be one of ${STRATEGIES.join(", ")}`);
-  return found;
 }
 
 /** The official SDK folds `run.start({ forkFrom })` into `config.configurable.checkpoint_id`. */
@@ -403,25 +388,9 @@ function forkOf(config: Record<string, unknown> | undefined): string | undefined
   return id;
 }
 
-/** Extension: runs continue when their client goes away unless `on_disconnect: "cancel"`. */
-function onDisconnectOf(params: object): "continue" | "cancel" {
-  const value = "on_disconnect" in params ? params.on_disconnect : undefined;
-  if (value === undefined || value === "continue") return "continue";
-  if (value === "cancel") return "cancel";
-  throw new SwitchboardError("invalid_argument", 'on_disconnect must be "continue" or "cancel"');
-}
 
 function filterOf(command: CommandOf<"subscription.subscribe">): SubscriptionFilter {
   const { channels, namespaces, depth } = command.params;
   return { channels, namespaces, depth };
 }
 
-/** `since` (a seq) is a Switchboard extension of subscribe: replay exactly what came after it. */
-export function sinceOf(params: object): number | undefined {
-  const since = "since" in params ? params.since : undefined;
-  if (since === undefined || since === null) return undefined;
-  if (typeof since !== "number" || !Number.isSafeInteger(since) || since < 0) {
-    throw new SwitchboardError("invalid_argument", "since must be a non-negative integer seq");
-  }
-  return since;
-}

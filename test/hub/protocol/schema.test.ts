@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { COMMAND_METHODS, decodeCommand, encodeCommand, errorResponseOf, type CommandMethod } from "../../../hub/protocol/index.ts";
+import { COMMAND_METHODS, EVENT_METHODS, commandSchema, decodeCommand, encodeCommand, errorResponseOf, type CommandMethod } from "../../../hub/protocol/index.ts";
+import { eventSchema } from "../../../hub/protocol/event-schema.ts";
 
 /** One valid frame per method (extra fields included where the spec allows them). */
 const VALID: Record<CommandMethod, unknown> = {
@@ -121,5 +122,45 @@ describe("decodeCommand", () => {
       path: ["params", "assistant_id"],
       thread_id: "t1",
     });
+  });
+});
+
+/** The extensions PROTOCOL.md documents are the schema's, not a handler's: refused at decode, with a path. */
+describe("documented extension fields", () => {
+  const start = (params: Record<string, unknown>) => decodeCommand({ id: 30, method: "run.start", params: { assistant_id: "a", input: null, ...params } });
+  const subscribe = (params: Record<string, unknown>) => decodeCommand({ id: 31, method: "subscription.subscribe", params: { channels: ["values"], ...params } });
+  const refused = (result: ReturnType<typeof decodeCommand>) => (result.ok ? "accepted" : { code: result.error.code, path: result.error.path });
+
+  it.each([
+    ["on_disconnect", { on_disconnect: "later" }, ["params", "on_disconnect"]],
+    ["review_policy", { review_policy: "sometimes" }, ["params", "review_policy"]],
+    ["multitask_strategy", { multitask_strategy: "queue" }, ["params", "multitask_strategy"]],
+    ["the multitaskStrategy alias", { multitaskStrategy: "queue" }, ["params", "multitaskStrategy"]],
+    ["an alias that contradicts the field", { multitask_strategy: "reject", multitaskStrategy: "enqueue" }, ["params", "multitaskStrategy"]],
+  ])("run.start: a bad %s is invalid_argument at decode", (_what, params, path) => {
+    expect(refused(start(params))).toEqual({ code: "invalid_argument", path });
+  });
+
+  it("run.start: the alias is handed over as multitask_strategy; the fields are typed", () => {
+    const decoded = start({ multitaskStrategy: "interrupt", on_disconnect: "cancel", review_policy: "eager" });
+    expect(decoded.ok && decoded.command.params).toEqual({ assistant_id: "a", input: null, multitask_strategy: "interrupt", on_disconnect: "cancel", review_policy: "eager" });
+    const same = start({ multitaskStrategy: "enqueue", multitask_strategy: "enqueue" });
+    expect(same.ok && same.command.params).toEqual({ assistant_id: "a", input: null, multitask_strategy: "enqueue" });
+  });
+
+  it.each([[-1], [1.5], ["3"], [null], [Number.MAX_SAFE_INTEGER + 2]])("subscription.subscribe: since %j is invalid_argument at decode", (since) => {
+    expect(refused(subscribe({ since }))).toEqual({ code: "invalid_argument", path: ["params", "since"] });
+  });
+
+  it("subscription.subscribe: since is a typed seq", () => {
+    const decoded = subscribe({ since: 41 });
+    expect(decoded.ok && decoded.command.method === "subscription.subscribe" && decoded.command.params.since).toBe(41);
+  });
+});
+
+describe("the discriminated unions are the method lists", () => {
+  it("one command variant per COMMAND_METHODS entry, one event variant per EVENT_METHODS entry", () => {
+    expect(commandSchema.options.map((o) => o.shape.method.value)).toEqual([...COMMAND_METHODS]);
+    expect(eventSchema.options.map((o) => o.shape.method.value)).toEqual([...EVENT_METHODS]);
   });
 });
