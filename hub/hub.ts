@@ -142,7 +142,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
   runs.observe(reviews);
   const presence = new PresenceRelay({ onError: (error, context) => logger.error(`presence ${context}: ${String(error)}`) });
   const origins = originPolicy(config.allowedOrigins);
-  const services: HubServices = { store: storage.store, threadWatch, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(undefined, storage.subscriptions), reviews, presence };
+  const services: HubServices = { store: storage.store, items: storage.items, threadWatch, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(undefined, storage.subscriptions), reviews, presence };
 
   const abandoned = await runs.recover();
   // Answers a dead process accepted and handed to a resume it never finished: applied now, once.

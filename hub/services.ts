@@ -7,12 +7,15 @@ import type { PresenceRelay } from "./presence/index.ts";
 import type { ReviewCoordinator } from "./review/index.ts";
 import type { RunManager, ThreadWatch } from "./runs/index.ts";
 import type { HubStore } from "./runs/index.ts";
+import type { ItemStore } from "./store/index.ts";
 import type { ThreadLogs } from "./threads/index.ts";
 import type { SubscriptionDirectory } from "./sessions/directory.ts";
 
 export interface HubServices {
   /** Thread and run records; every thread change is also published to `threadWatch`. */
   store: HubStore;
+  /** The LangGraph API's store: long-term memory items per tenant. */
+  items: ItemStore;
   threadWatch: ThreadWatch;
   runs: RunManager;
   assistants: AssistantRegistry;

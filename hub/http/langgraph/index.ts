@@ -12,6 +12,7 @@ import type { LgEnv } from "./http.ts";
 import { addAssistantRoutes } from "./assistants.ts";
 import { addRunRoutes } from "./runs.ts";
 import { addStatelessRunRoutes } from "./stateless.ts";
+import { addStoreRoutes } from "./store.ts";
 import { addThreadRoutes } from "./threads.ts";
 
 export function addLangGraphRoutes(app: Hono<LgEnv>, services: HubServices, hooks: AppHooks): void {
@@ -20,4 +21,5 @@ export function addLangGraphRoutes(app: Hono<LgEnv>, services: HubServices, hook
   addThreadRoutes(app, deps);
   addRunRoutes(app, deps);
   addStatelessRunRoutes(app, deps);
+  addStoreRoutes(app, deps);
 }

@@ -107,4 +107,19 @@ CREATE TABLE {schema}.hub_run_leases (
 CREATE INDEX hub_run_leases_expiry ON {schema}.hub_run_leases (expires_at);
 ALTER TABLE {schema}.hub_runs ADD COLUMN node_id text;`,
   },
+  {
+    // The LangGraph API's store: JSON items by tenant, namespace (labels joined by ".") and key.
+    version: 4,
+    sql: `
+CREATE TABLE {schema}.hub_store_items (
+  tenant text NOT NULL,
+  namespace text COLLATE "C" NOT NULL,
+  key text COLLATE "C" NOT NULL,
+  value json NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL,
+  PRIMARY KEY (tenant, namespace, key)
+);
+CREATE INDEX hub_store_items_updated ON {schema}.hub_store_items (tenant, updated_at DESC);`,
+  },
 ];

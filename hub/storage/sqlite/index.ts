@@ -4,3 +4,4 @@ export { SqliteReviewStore } from "./review-store.ts";
 export { openHubDatabase } from "./open.ts";
 export { HUB_SCHEMA } from "./migrations.ts";
 export { DataDirInUseError, LOCK_FILE_NAME, lockDataDir, type DataDirLock } from "./lock.ts";
+export { SqliteItemStore } from "./item-store.ts";

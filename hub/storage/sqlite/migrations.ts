@@ -116,6 +116,21 @@ CREATE INDEX IF NOT EXISTS hub_review_items_resume ON hub_review_items (resume_r
     name: "the node that runs (or last ran) each run",
     sql: "ALTER TABLE hub_runs ADD COLUMN node_id TEXT;",
   },
+  {
+    version: 4,
+    name: "the LangGraph API's store: JSON items by tenant, namespace and key",
+    sql: `
+CREATE TABLE IF NOT EXISTS hub_store_items (
+  tenant TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (tenant, namespace, key)
+);
+CREATE INDEX IF NOT EXISTS hub_store_items_updated ON hub_store_items (tenant, updated_at);`,
+  },
 ];
 
 export const HUB_SCHEMA: SqliteSchema = {
@@ -127,3 +142,4 @@ export const HUB_SCHEMA: SqliteSchema = {
 /** What each adapter needs in a connection it adopts. */
 export const HUB_RECORD_TABLES = ["hub_threads", "hub_runs"] as const;
 export const REVIEW_TABLES = ["hub_review_items", "hub_review_audit"] as const;
+export const STORE_TABLES = ["hub_store_items"] as const;
