@@ -15,10 +15,10 @@ import type { Assistant } from "./runs/assistants.ts";
 import { demoAssistants } from "./demo/index.ts";
 import { createApp } from "./http/app.ts";
 import { HubMetrics, type HubStats } from "./metrics.ts";
-import { PresenceRelay } from "./presence/index.ts";
+import { BusPresenceLink, PresenceRelay } from "./presence/index.ts";
 import { ReviewCoordinator } from "./review/index.ts";
 import { AssistantRegistry } from "./runs/assistants.ts";
-import { RunManager, ThreadWatch, watchedStore } from "./runs/index.ts";
+import { RunControl, RunManager, ThreadWatch, watchedStore } from "./runs/index.ts";
 import { RunOwnership } from "./runs/ownership.ts";
 import { DEFAULT_RUN_LEASE_MS, defaultNodeId } from "./cluster-config.ts";
 import type { HubServices } from "./services.ts";
@@ -128,6 +128,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
       return item && item.threadId === threadId ? { namespace: item.namespace, node: item.node } : undefined;
     },
     ...(ownership ? { ownership, resumeOf: (runId: string) => reviews.resumeOf(runId), waitingResume: (threadId: string) => reviews.waitingResume(threadId) } : {}),
+    ...(ownership && storage.bus ? { control: new RunControl({ bus: storage.bus, nodeId, onError: (error, context) => logger.error(`${context}: ${String(error)}`) }) } : {}),
   });
   const reviews = new ReviewCoordinator({
     reviewStore: storage.reviews,
@@ -138,9 +139,16 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     config: config.review ?? {},
     openMode: auth.mode === "open",
     cluster: cluster !== undefined,
+    bus: storage.bus,
+    nodeId,
   });
   runs.observe(reviews);
-  const presence = new PresenceRelay({ onError: (error, context) => logger.error(`presence ${context}: ${String(error)}`) });
+  const onPresenceError = (error: unknown, context: string): void => logger.error(`presence ${context}: ${String(error)}`);
+  const presence = new PresenceRelay({
+    onError: onPresenceError,
+    // Several nodes: a room shows the viewers of every node.
+    link: storage.bus ? new BusPresenceLink({ bus: storage.bus, nodeId, onError: onPresenceError }) : undefined,
+  });
   const origins = originPolicy(config.allowedOrigins);
   const services: HubServices = { store: storage.store, items: storage.items, threadWatch, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(undefined, storage.subscriptions), reviews, presence };
 
@@ -148,7 +156,8 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
   // Answers a dead process accepted and handed to a resume it never finished: applied now, once.
   const reapplied = await reviews.recoverResumes();
   if (reapplied.length > 0) logger.warn(`re-applied the accepted answers of ${reapplied.length} resume(s) a previous process left unfinished`);
-  reviews.start();
+  await reviews.start();
+  await runs.listen();
   ownership?.startSweeper((lease) => runs.takeOver(lease));
   if (abandoned.length > 0) logger.warn(`marked ${abandoned.length} run(s) left by a previous process as abandoned; their threads can be resumed`);
   if (auth.mode === "open") {

@@ -19,6 +19,16 @@ export function presenceRoomKey(tenant: string, kind: RoomKind, id: string): str
   return JSON.stringify([tenant, kind, id]);
 }
 
+/**
+ * Several nodes: how a room hears the same room on the other nodes. `open`
+ * starts listening for the room (and asks the others for their states);
+ * `publish` tells them this node's changes. Adapter: cluster.ts (on the bus).
+ */
+export interface PresenceLink {
+  open(roomKey: string, room: Pick<PresenceRoom, "applyRemote" | "localSnapshot">): () => void;
+  publish(roomKey: string, update: string): void;
+}
+
 export interface PresenceHubOptions extends PresenceLimits {
   /** One relay frame (base64 awareness update) for the listed members of a room. */
   readonly broadcast: (roomKey: string, connectionIds: readonly string[], update: string) => void;
@@ -28,6 +38,7 @@ export interface PresenceHubOptions extends PresenceLimits {
   readonly onError?: (error: unknown, context: string) => void;
   /** A room was disposed (its last member left, or the hub was disposed): what callers keep per room can go. */
   readonly onRoomClosed?: (roomKey: string) => void;
+  readonly link?: PresenceLink | undefined;
 }
 
 export interface PresenceCounts {
@@ -50,6 +61,8 @@ export class PresenceHub {
   readonly #rooms = new Map<string, PresenceRoom>();
   /** Rooms of each connection: a short array (a Set would cost more than the few keys it holds). */
   readonly #roomsOf = new Map<string, string[]>();
+  /** Several nodes: each open room's link to the other nodes (its close). */
+  readonly #links = new Map<string, () => void>();
   #stopSweep: Cancel | undefined;
   #applied = 0;
   #rejected = 0;
@@ -137,10 +150,11 @@ export class PresenceHub {
   }
 
   #open(roomKey: string): PresenceRoom {
-    const { broadcast } = this.#o;
+    const { broadcast, link } = this.#o;
     const room = new PresenceRoom(roomKey, {
       ...this.#o,
       clock: this.#clock,
+      ...(link ? { onLocalChange: (update: string) => link.publish(roomKey, update) } : {}),
       broadcast: (connectionIds, update) => {
         this.#frames++;
         this.#deliveries += connectionIds.length;
@@ -148,6 +162,7 @@ export class PresenceHub {
       },
     });
     this.#rooms.set(roomKey, room);
+    if (link) this.#links.set(roomKey, link.open(roomKey, room));
     if (this.#stopSweep === undefined) {
       const timeout = this.#o.outdatedTimeoutMs ?? PRESENCE_DEFAULTS.outdatedTimeoutMs;
       this.#stopSweep = this.#clock.repeat(() => this.sweep(), this.#o.sweepIntervalMs ?? Math.floor(timeout / 10));
@@ -158,6 +173,8 @@ export class PresenceHub {
   #close(room: PresenceRoom): void {
     room.dispose();
     this.#rooms.delete(room.key);
+    this.#links.get(room.key)?.();
+    this.#links.delete(room.key);
     this.#o.onRoomClosed?.(room.key);
     if (this.#rooms.size === 0) {
       this.#stopSweep?.();

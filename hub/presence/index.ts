@@ -13,7 +13,8 @@ export type { AwarenessEntry, AwarenessState, DecodeLimits, DecodedUpdate, Prese
 export { PRESENCE_REJECTIONS, presenceRejection } from "./errors.ts";
 export type { PresenceRejectReason, PresenceRejection, PresenceResult } from "./errors.ts";
 export { PresenceHub, presenceRoomKey } from "./hub.ts";
-export type { PresenceCounts, PresenceHubOptions, RoomKind } from "./hub.ts";
+export type { PresenceCounts, PresenceHubOptions, PresenceLink, RoomKind } from "./hub.ts";
+export { BusPresenceLink } from "./cluster.ts";
 export { PRESENCE_DEFAULTS, PresenceRoom } from "./room.ts";
 export type { PresenceBroadcast, PresenceLimits, PresenceRoomOptions } from "./room.ts";
 export { PresenceRelay } from "./relay.ts";

@@ -7,7 +7,7 @@
 import type { Principal } from "../auth/index.ts";
 import type { PresenceClock } from "./clock.ts";
 import type { PresenceResult } from "./errors.ts";
-import { PresenceHub, presenceRoomKey, type PresenceCounts, type RoomKind } from "./hub.ts";
+import { PresenceHub, presenceRoomKey, type PresenceCounts, type PresenceLink, type RoomKind } from "./hub.ts";
 import type { ProtocolEvent } from "../protocol/index.ts";
 
 export interface PresenceRoomRef {
@@ -38,7 +38,8 @@ export class PresenceRelay {
   /** The descriptor of each open room, by key; an entry lives exactly as long as the hub's room. */
   readonly #rooms = new Map<string, PresenceRoomRef>();
 
-  constructor(options: { clock?: PresenceClock; onError?: (error: unknown, context: string) => void } = {}) {
+  /** `link`: several nodes — each room also shows the members of the same room on the other nodes. */
+  constructor(options: { clock?: PresenceClock; onError?: (error: unknown, context: string) => void; link?: PresenceLink | undefined } = {}) {
     this.#hub = new PresenceHub({
       ...options,
       broadcast: (roomKey, connectionIds, update) => {

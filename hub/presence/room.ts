@@ -35,6 +35,11 @@ export interface PresenceLimits {
 
 export interface PresenceRoomOptions extends PresenceLimits {
   readonly broadcast: PresenceBroadcast;
+  /**
+   * Several nodes: this node's own changes (its members' states, their
+   * removal), batched like the relay frames, for the other nodes' rooms.
+   */
+  readonly onLocalChange?: (update: string) => void;
   readonly clock?: PresenceClock;
   /** A throwing `broadcast` is reported here and does not stop the other frames. */
   readonly onError?: (error: unknown, context: string) => void;
@@ -46,6 +51,9 @@ export const PRESENCE_DEFAULTS = {
   maxClientsPerConnection: 4,
   maxStateBytes: 4096,
 } as const satisfies Required<PresenceLimits>;
+
+/** The origin of updates applied from another node's room. */
+const REMOTE = Symbol("remote node");
 
 interface AwarenessChanges {
   added: number[];
@@ -69,6 +77,10 @@ export class PresenceRoom {
   readonly #renewedAt = new Map<number, number>();
   /** clientIDs added, renewed or removed since the last frame. */
   readonly #pending = new Set<number>();
+  /** Several nodes: clientIDs whose state another node's member owns (never claimable here). */
+  readonly #remote = new Set<number>();
+  /** Several nodes: this node's own changes not yet told to the others. */
+  readonly #localPending = new Set<number>();
   #cancelFlush: Cancel | undefined;
   #disposed = false;
 
@@ -141,7 +153,7 @@ export class PresenceRoom {
     const claims = new Set<number>();
     for (const { clientID } of decoded.entries) {
       const owner = this.#owners.get(clientID);
-      if ((owner !== undefined && owner !== connectionId) || clientID === this.#awareness.clientID) {
+      if ((owner !== undefined && owner !== connectionId) || clientID === this.#awareness.clientID || this.#remote.has(clientID)) {
         return presenceRejection("foreign_client", `clientID ${clientID} belongs to another connection`);
       }
       if (owner === undefined) claims.add(clientID);
@@ -170,7 +182,8 @@ export class PresenceRoom {
     for (const clientID of owned) this.#owners.delete(clientID);
     removeAwarenessStates(this.#awareness, [...owned], "leave");
     if (this.#members.size === 0) {
-      // Nobody is left to tell; the room is about to be dropped or reused empty.
+      // Nobody is left to tell here (the other nodes are); the room is about to be dropped or reused empty.
+      this.#tellOtherNodes();
       this.#cancelPendingFlush();
       const dropped = [...this.#pending];
       this.#pending.clear();
@@ -186,12 +199,37 @@ export class PresenceRoom {
     const outdated: number[] = [];
     for (const [clientID, at] of this.#renewedAt) if (at <= deadline) outdated.push(clientID);
     if (outdated.length > 0) removeAwarenessStates(this.#awareness, outdated, "timeout");
+    // Another node's states that timed out here are that node's to remove everywhere, not ours.
+    for (const clientID of outdated) this.#remote.delete(clientID);
     return outdated.length;
+  }
+
+  /**
+   * Several nodes: applies another node's changes of this room (its members'
+   * stamped states); this node's members get them in the next frame.
+   */
+  applyRemote(update: Uint8Array): void {
+    if (this.#disposed) return;
+    const decoded = decodeAwarenessEntries(update, { maxEntries: Number.MAX_SAFE_INTEGER, maxStateBytes: Number.MAX_SAFE_INTEGER });
+    if (!decoded.ok) throw new Error(`another node's presence update is malformed: ${decoded.message}`);
+    for (const { clientID, state } of decoded.entries) {
+      if (this.#owners.has(clientID)) continue;
+      if (state !== null) this.#remote.add(clientID);
+    }
+    applyAwarenessUpdate(this.#awareness, update, REMOTE);
+    for (const { clientID, state } of decoded.entries) if (state === null) this.#remote.delete(clientID);
+  }
+
+  /** Several nodes: the states this node's members own, for a node that just opened the room. */
+  localSnapshot(): string | undefined {
+    const ids = [...this.#owners.keys()].filter((clientID) => this.#awareness.getStates().has(clientID));
+    return ids.length === 0 ? undefined : encodeBase64Update(encodeAwarenessUpdate(this.#awareness, ids));
   }
 
   /** Sends any pending frame now instead of at the end of the tick. */
   flush(): void {
     this.#cancelPendingFlush();
+    this.#tellOtherNodes();
     if (this.#pending.size === 0) return;
     const changed = [...this.#pending];
     this.#pending.clear();
@@ -224,10 +262,15 @@ export class PresenceRoom {
     this.#owners.clear();
     this.#renewedAt.clear();
     this.#pending.clear();
+    this.#remote.clear();
+    this.#localPending.clear();
   }
 
-  readonly #onUpdate = ({ added, updated, removed }: AwarenessChanges): void => {
+  readonly #onUpdate = ({ added, updated, removed }: AwarenessChanges, origin: unknown): void => {
     const now = this.#clock.now();
+    if (this.#o.onLocalChange && origin !== REMOTE) {
+      for (const ids of [added, updated, removed]) for (const clientID of ids) if (!this.#remote.has(clientID)) this.#localPending.add(clientID);
+    }
     for (const clientID of added) this.#renewedAt.set(clientID, now);
     for (const clientID of updated) this.#renewedAt.set(clientID, now);
     for (const clientID of removed) this.#renewedAt.delete(clientID);
@@ -239,6 +282,17 @@ export class PresenceRoom {
       }, this.#limits.flushIntervalMs);
     }
   };
+
+  #tellOtherNodes(): void {
+    if (this.#localPending.size === 0 || !this.#o.onLocalChange) return;
+    const ids = [...this.#localPending];
+    this.#localPending.clear();
+    try {
+      this.#o.onLocalChange(encodeBase64Update(encodeAwarenessUpdate(this.#awareness, ids)));
+    } catch (error) {
+      this.#o.onError?.(error, `telling other nodes of presence in ${this.key}`);
+    }
+  }
 
   #send(connectionIds: readonly string[], clientIDs: number[]): void {
     const update = encodeBase64Update(encodeAwarenessUpdate(this.#awareness, clientIDs));
@@ -254,7 +308,7 @@ export class PresenceRoom {
    * a long-lived room does not keep one entry per client that ever passed.
    */
   #forget(clientID: number): void {
-    if (this.#owners.has(clientID) || this.#awareness.getStates().has(clientID)) return;
+    if (this.#owners.has(clientID) || this.#awareness.getStates().has(clientID) || this.#localPending.has(clientID)) return;
     this.#awareness.meta.delete(clientID);
     this.#renewedAt.delete(clientID);
   }

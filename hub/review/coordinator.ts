@@ -15,7 +15,7 @@ import { ReviewService, type AnswerInput } from "./service.ts";
 import type { ReviewStore } from "./store.ts";
 import { PENDING_STATUSES, type Refusal, type ResumeBatch, type ResumePolicy, type ReviewItem } from "./types.ts";
 import type { ExecutionResult, HubStore, RunInfo, RunManager, RunObserver } from "../runs/index.ts";
-import type { ThreadLogs } from "../threads/index.ts";
+import type { EventBus, ThreadLogs } from "../threads/index.ts";
 import { QueueFanout } from "./queues.ts";
 
 /** Hub configuration of review routing (`HubConfig.review`). */
@@ -62,6 +62,20 @@ interface CoordinatorOptions {
   openMode: boolean;
   /** One of several nodes (runs hold leases). */
   cluster?: boolean;
+  /** Several nodes: queue subscribers of every node hear every node's review events through the bus. */
+  bus?: EventBus | undefined;
+  nodeId?: string;
+}
+
+/** The bus topic of review events for queue subscribers (one for every tenant: few, small messages). */
+const REVIEWS_TOPIC = "reviews";
+
+/** A review event as another node's queue subscribers get it. */
+interface QueueMessage {
+  from: string;
+  item: ReviewItem;
+  event: ProtocolEvent;
+  assistant: string | null;
 }
 
 export class ReviewCoordinator implements RunObserver {
@@ -75,6 +89,7 @@ export class ReviewCoordinator implements RunObserver {
   #timer: NodeJS.Timeout | undefined;
   #timerAt: number | undefined;
   #closed = false;
+  #unsubscribe: (() => void) | undefined;
 
   constructor(options: CoordinatorOptions) {
     this.#o = options;
@@ -244,13 +259,17 @@ export class ReviewCoordinator implements RunObserver {
     this.#schedule();
   }
 
-  /** Arms the expiry timer for items a previous process stored (SQLite). */
-  start(): void {
+  /** Arms the expiry timer for items a previous process stored; several nodes: hears the others' review events. */
+  async start(): Promise<void> {
     this.#schedule();
+    const bus = this.#o.bus;
+    if (bus) this.#unsubscribe = await bus.subscribe(REVIEWS_TOPIC, (message) => this.#onRemote(message));
   }
 
   close(): void {
     this.#closed = true;
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
   }
@@ -358,6 +377,23 @@ export class ReviewCoordinator implements RunObserver {
       }
     }
     this.queues.deliver(item, sent);
+    const bus = this.#o.bus;
+    if (bus) {
+      const message: QueueMessage = { from: this.#o.nodeId ?? "", item, event: sent, assistant: this.assistantOf(item.threadId) };
+      bus.publish(REVIEWS_TOPIC, JSON.stringify(message)).catch((error: unknown) => this.#o.logger.error(`review event of ${item.interruptId} to other nodes: ${String(error)}`));
+    }
+  }
+
+  /** Another node's review event: its queue subscribers here hear it as if it were ours. */
+  #onRemote(text: string): void {
+    try {
+      const message = JSON.parse(text) as QueueMessage;
+      if (message.from === this.#o.nodeId || this.#closed) return;
+      if (message.assistant !== null && !this.#assistants.has(message.item.threadId)) this.#rememberAssistant(message.item.threadId, message.assistant);
+      this.queues.deliver(message.item, message.event);
+    } catch (error) {
+      this.#o.logger.error(`a review event from another node: ${String(error)}`);
+    }
   }
 
   #schedule(): void {

@@ -16,3 +16,4 @@ export { ThreadWatch, threadRecordJson, threadStatusEvent, watchedStore } from "
 export type { ThreadWatcher } from "./thread-watch.ts";
 export { LeaseLostError } from "./leases.ts";
 export type { AcquireResult, LeaseHolder, RunLeases, TakenLease } from "./leases.ts";
+export { RunControl } from "./control.ts";

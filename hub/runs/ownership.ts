@@ -111,6 +111,11 @@ export class RunOwnership {
     return result.ok ? { token: result.token } : { holder: result.holder };
   }
 
+  /** Who holds the thread's lease now, if anyone. */
+  holder(threadId: string): Promise<LeaseHolder | undefined> {
+    return this.#o.leases.holder(threadId);
+  }
+
   /** Starts holding a lease this node was given (acquired or taken over); raises the bus's fence first. */
   async hold(threadId: string, runId: string, token: number, onLost: () => void): Promise<HeldLease> {
     await this.#o.bus?.fence(threadId, token);

@@ -15,8 +15,9 @@ import { type HubStore, type MultitaskStrategy, type RunRecord, type ThreadRecor
 import type { ThreadLog, ThreadLogs } from "../threads/index.ts";
 import { resumeMapOf, type ResumeOrder } from "./answers.ts";
 import { RunAbort, executeRun, pendingIds, readHead, type ExecutionResult, type RunOptions, type RunPlan } from "./execute.ts";
-import type { TakenLease } from "./leases.ts";
+import type { LeaseHolder, TakenLease } from "./leases.ts";
 import type { HeldLease, RunOwnership } from "./ownership.ts";
+import { NodeUnreachableError, type RunControl, type StopOutcome, type StopReason } from "./control.ts";
 import { RunWaiters } from "./waiters.ts";
 import { seedOf } from "./seed.ts";
 
@@ -60,6 +61,8 @@ export interface RunManagerOptions {
    * it is free (the node that ends a run starts the first waiting one).
    */
   waitingResume?: (threadId: string) => Promise<(ResumeOrder & { startedBy: string }) | undefined>;
+  /** Several nodes: run commands for runs another node executes, and "the thread is free" when a run ends. */
+  control?: RunControl;
 }
 
 export interface StartRequest {
@@ -100,9 +103,19 @@ export class RunManager {
   readonly #waiters = new RunWaiters();
   #closing = false;
   #observer: RunObserver | undefined;
+  /** Several nodes: retries queued runs whose thread another node runs (in case its "free" was lost). */
+  #queueRetry: NodeJS.Timeout | undefined;
 
   constructor(options: RunManagerOptions) {
     this.#o = options;
+  }
+
+  /** Several nodes: answers the other nodes' run commands (stop a run here; a thread is free). */
+  async listen(): Promise<void> {
+    await this.#o.control?.start({
+      stop: (threadId, runId, reason) => this.#stopHere(threadId, runId, reason),
+      threadFree: (threadId) => this.#onThreadFree(threadId),
+    });
   }
 
   /** Set once by the hub, after the review wiring that needs this manager exists. */
@@ -155,7 +168,30 @@ export class RunManager {
       const log = await this.openLog(thread);
       const active = this.#active.get(thread.threadId);
       let forkFrom: string | undefined;
-      if (active) {
+      const remote = active ? undefined : await this.#remoteHolder(thread.threadId);
+      if (remote) {
+        // Several nodes: the thread's run executes on another node.
+        switch (request.strategy) {
+          case "reject":
+            throw busyOn(thread.threadId, remote);
+          case "enqueue": {
+            const queued = await this.#enqueue(thread, assistant.id, { kind: "start", request }, principal);
+            this.#retryQueued();
+            return queued;
+          }
+          case "interrupt":
+          case "rollback": {
+            const outcome = await this.#stopThere(remote, thread.threadId, request.strategy);
+            if (request.strategy === "rollback" && outcome.found) {
+              forkFrom = outcome.startCheckpointId;
+              if (forkFrom === undefined) await this.#o.checkpointer.deleteThread(thread.threadId);
+            }
+            break;
+          }
+          default:
+            assertNever(request.strategy, "multitask strategy");
+        }
+      } else if (active) {
         switch (request.strategy) {
           case "reject":
             throw new SwitchboardError("thread_busy", `thread ${thread.threadId} has an active run (${active.runId})`, { run_id: active.runId });
@@ -181,7 +217,8 @@ export class RunManager {
         forkFrom = request.checkpointId;
       }
       const plan = { ...(await this.#plan(thread, assistant, request.input, forkFrom)), ...(request.options ? { options: request.options } : {}) };
-      const token = await this.#claim(thread.threadId, plan.runId);
+      // A run stopped on another node let go of the lease before it answered; a little wait covers its queued successors there.
+      const token = await this.#claim(thread.threadId, plan.runId, remote ? RESUME_CLAIM_WAIT_MS : 0);
       const record = await this.#o.store.createRun({
         runId: plan.runId,
         threadId: thread.threadId,
@@ -262,6 +299,12 @@ export class RunManager {
       queue.splice(index, 1);
       await this.#finish(queued.record.runId, { status: "cancelled", error: "cancelled while queued" });
       return this.#mustGetRun(queued.record.runId);
+    }
+    // Several nodes: the run may execute on another node; that node stops it.
+    const remote = active ? undefined : await this.#remoteHolder(thread.threadId);
+    if (remote && (runId === undefined || runId === remote.runId)) {
+      const outcome = await this.#stopThere(remote, thread.threadId, "cancelled");
+      if (outcome.found) return this.#mustGetRun(remote.runId);
     }
     throw new SwitchboardError("no_such_run", runId === undefined ? `thread ${thread.threadId} has no active run` : `run ${runId} is not active or queued on this thread`);
   }
@@ -349,6 +392,9 @@ export class RunManager {
       for (const q of queue) await this.#finish(q.record.runId, { status: "cancelled", error: "the hub shut down" });
     }
     this.#queued.clear();
+    clearInterval(this.#queueRetry);
+    this.#queueRetry = undefined;
+    this.#o.control?.close();
     this.#o.ownership?.stopSweeper();
     const running = [...this.#active.values()];
     // Several nodes: each run is handed over (another node continues it) rather than abandoned.
@@ -469,6 +515,8 @@ export class RunManager {
     } finally {
       this.#active.delete(thread.threadId);
       await active.held?.release().catch((error: unknown) => this.#o.onError?.(error, `releasing the lease of run ${plan.runId}`));
+      // Runs other nodes queued behind this one start now.
+      if (active.held) this.#o.control?.threadFree(thread.threadId);
     }
     if (this.#o.ownership && !this.#closing) void this.#resumeWaiting(thread);
     if (!this.#closing) this.#startNextQueued(thread);
@@ -498,8 +546,14 @@ export class RunManager {
     void this.#serially(thread.threadId, async () => {
       // An "interrupt"/"rollback" start may have taken the thread meanwhile; its end starts us.
       if (this.#closing || this.#active.has(thread.threadId)) return;
-      const next = this.#queued.get(thread.threadId)?.shift();
+      const queue = this.#queued.get(thread.threadId) ?? [];
+      const next = queue[0];
       if (!next) return;
+      const dequeue = (): void => {
+        const at = queue.indexOf(next);
+        if (at >= 0) queue.splice(at, 1);
+        if (queue.length === 0 && this.#queued.get(thread.threadId) === queue) this.#queued.delete(thread.threadId);
+      };
       try {
         const assistant = this.#assistantOf({ ...thread, assistantId: next.record.assistantId });
         const log = await this.openLog(thread);
@@ -507,9 +561,16 @@ export class RunManager {
           ? await this.#plan(thread, assistant, next.work.request.input, undefined)
           : await this.#resumePlan(thread, assistant, log, next.work.order);
         const token = await this.#claim(thread.threadId, next.record.runId);
+        dequeue();
         await this.#o.store.updateRun(next.record.runId, { status: "running", nodeId: this.#o.nodeId });
         await this.#launch(thread, { ...plan, runId: next.record.runId }, log, next.principal.sub, token);
       } catch (error) {
+        // Several nodes: another node runs the thread (or took it first); this run stays queued until it is free.
+        if (this.#o.ownership && error instanceof SwitchboardError && error.code === "thread_busy" && queue.includes(next)) {
+          this.#retryQueued();
+          return;
+        }
+        dequeue();
         await this.#finish(next.record.runId, { status: "failed", error: error instanceof Error ? error.message : String(error) });
         this.#startNextQueued(thread);
       }
@@ -541,10 +602,62 @@ export class RunManager {
       got = await ownership.acquire(threadId, runId);
     }
     if ("token" in got) return got.token;
-    throw new SwitchboardError("thread_busy", `thread ${threadId} has an active run (${got.holder.runId}) on node ${got.holder.nodeId}`, {
-      run_id: got.holder.runId,
-      node_id: got.holder.nodeId,
-    });
+    throw busyOn(threadId, got.holder);
+  }
+
+  /** Several nodes: the holder of the thread's lease when another node (alive) runs its run. */
+  async #remoteHolder(threadId: string): Promise<LeaseHolder | undefined> {
+    if (!this.#o.ownership || !this.#o.control) return undefined;
+    const holder = await this.#o.ownership.holder(threadId);
+    return holder && holder.nodeId !== this.#o.nodeId && !holder.expired ? holder : undefined;
+  }
+
+  /** Several nodes: asks the node that runs the thread's run to stop it; resolves once it ended there. */
+  async #stopThere(holder: LeaseHolder, threadId: string, reason: StopReason): Promise<StopOutcome> {
+    const control = this.#o.control;
+    if (!control) return { found: false };
+    try {
+      return await control.stop(holder.nodeId, threadId, holder.runId, reason, Math.max(5_000, this.#o.ownership?.leaseMs ?? 0));
+    } catch (error) {
+      if (error instanceof NodeUnreachableError) {
+        throw new SwitchboardError("unavailable", `${error.message}; it will be taken over if that node is gone — retry`, { run_id: holder.runId, node_id: holder.nodeId });
+      }
+      throw error;
+    }
+  }
+
+  /** Another node asks: stop our run of the thread (run.cancel, or a new run's multitask strategy there). */
+  async #stopHere(threadId: string, runId: string, reason: StopReason): Promise<StopOutcome> {
+    const active = this.#active.get(threadId);
+    if (!active || active.runId !== runId) return { found: false };
+    active.controller.abort(new RunAbort("cancelled", STOP_MESSAGES[reason]));
+    await active.done;
+    return { found: true, startCheckpointId: active.startCheckpointId };
+  }
+
+  /** Another node's run of the thread ended: a run queued here behind it may start. */
+  #onThreadFree(threadId: string): void {
+    const next = this.#queued.get(threadId)?.[0];
+    if (!next || this.#closing) return;
+    this.#o.store
+      .getThread(threadId, next.record.tenant)
+      .then((thread) => thread && this.#startNextQueued(thread))
+      .catch((error: unknown) => this.#o.onError?.(error, `starting a queued run of thread ${threadId}`));
+  }
+
+  /** Several nodes: while runs wait here for a thread another node runs, looks again every second. */
+  #retryQueued(): void {
+    if (this.#queueRetry !== undefined || this.#closing) return;
+    this.#queueRetry = setInterval(() => {
+      const waiting = [...this.#queued.keys()].filter((threadId) => !this.#active.has(threadId));
+      if (waiting.length === 0 || this.#closing) {
+        clearInterval(this.#queueRetry);
+        this.#queueRetry = undefined;
+        return;
+      }
+      for (const threadId of waiting) this.#onThreadFree(threadId);
+    }, 1_000);
+    this.#queueRetry.unref();
   }
 
   /**
@@ -645,6 +758,19 @@ export const ASSISTANT_ID_KEY = "assistant_id";
 
 /** How long a resume waits for the thread's lease (the run that asked is recording its end). */
 const RESUME_CLAIM_WAIT_MS = 3_000;
+
+const STOP_MESSAGES: Record<StopReason, string> = {
+  cancelled: "run cancelled by run.cancel",
+  interrupt: `interrupted by a new run (multitask strategy "interrupt")`,
+  rollback: `rolled back by a new run (multitask strategy "rollback")`,
+};
+
+function busyOn(threadId: string, holder: LeaseHolder): SwitchboardError {
+  return new SwitchboardError("thread_busy", `thread ${threadId} has an active run (${holder.runId}) on node ${holder.nodeId}`, {
+    run_id: holder.runId,
+    node_id: holder.nodeId,
+  });
+}
 
 function notFound(threadId: string): SwitchboardError {
   return new SwitchboardError("not_found", `no thread ${threadId}`);

@@ -77,6 +77,15 @@ export interface EventBus {
   onReconnect(listener: () => void): () => void;
   /** Raises the thread's fence to `token` (never lowers it). */
   fence(threadId: string, token: number): Promise<void>;
+  /**
+   * Node-to-node messages that are not a thread's events — review items for
+   * queue subscribers, presence, run control: delivered live to every node
+   * subscribed to the topic (the sender's own subscribers included), at most
+   * once, no replay, no seq. Rejects with BusUnavailableError.
+   */
+  publish(topic: string, message: string): Promise<void>;
+  /** Messages of a topic from some time after the call resolves; returns the unsubscribe. */
+  subscribe(topic: string, onMessage: (message: string) => void): Promise<() => void>;
   close(): Promise<void>;
 }
 

@@ -18,6 +18,7 @@ interface Stream {
 
 export class MemoryEventBus implements EventBus {
   readonly #streams = new Map<string, Stream>();
+  readonly #topics = new Map<string, Set<(message: string) => void>>();
   readonly #maxLen: number;
   readonly #now: () => number;
 
@@ -97,6 +98,27 @@ export class MemoryEventBus implements EventBus {
     stream.fence = Math.max(stream.fence, token);
   }
 
+  async publish(topic: string, message: string): Promise<void> {
+    const listeners = [...(this.#topics.get(topic) ?? [])];
+    queueMicrotask(() => {
+      for (const listener of listeners) listener(message);
+    });
+  }
+
+  async subscribe(topic: string, onMessage: (message: string) => void): Promise<() => void> {
+    let set = this.#topics.get(topic);
+    if (set === undefined) {
+      set = new Set();
+      this.#topics.set(topic, set);
+    }
+    const listener = (message: string): void => onMessage(message);
+    set.add(listener);
+    return () => {
+      const current = this.#topics.get(topic);
+      if (current?.delete(listener) && current.size === 0) this.#topics.delete(topic);
+    };
+  }
+
   /** Threads with a live listener (tests check they are gone). */
   get listening(): number {
     let n = 0;
@@ -104,7 +126,13 @@ export class MemoryEventBus implements EventBus {
     return n;
   }
 
+  /** Topics with a subscriber (tests check they are gone). */
+  get topics(): number {
+    return this.#topics.size;
+  }
+
   async close(): Promise<void> {
     for (const stream of this.#streams.values()) stream.listeners.clear();
+    this.#topics.clear();
   }
 }

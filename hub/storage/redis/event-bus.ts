@@ -14,6 +14,8 @@
  * Live delivery is Redis Pub/Sub on a second connection; a message is
  * "<first seq>\n<payload>\n<payload>…" (JSON never contains a raw newline).
  * Pub/Sub may drop messages across a reconnect; listeners fill gaps with read().
+ * Topics (publish/subscribe: review items, presence, run control) are plain
+ * Pub/Sub channels `…x:<topic>` on the same two connections.
  *
  * Lua numbers are doubles: seqs stay below 2^53 and are formatted with %d.
  */
@@ -80,6 +82,7 @@ export class RedisEventBus implements EventBus {
   readonly #retentionMs: number;
   readonly #now: () => number;
   readonly #listeners = new Map<string, Set<(entries: BusEntry[]) => void>>();
+  readonly #topics = new Map<string, Set<(message: string) => void>>();
   readonly #reconnectListeners = new Set<() => void>();
   #lostConnection = false;
   #closed = false;
@@ -134,6 +137,10 @@ export class RedisEventBus implements EventBus {
 
   #channel(threadId: string): string {
     return `${this.#prefix}t:${threadId}`;
+  }
+
+  #topicChannel(topic: string): string {
+    return `${this.#prefix}x:${topic}`;
   }
 
   async #run(items: readonly BusAppend[], threadId: string, fence: BusFence | undefined, seedOnly: boolean): Promise<number> {
@@ -218,6 +225,37 @@ export class RedisEventBus implements EventBus {
     };
   }
 
+  async publish(topic: string, message: string): Promise<void> {
+    try {
+      await this.#cmd.publish(this.#topicChannel(topic), message);
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
+  async subscribe(topic: string, onMessage: (message: string) => void): Promise<() => void> {
+    const channel = this.#topicChannel(topic);
+    let set = this.#topics.get(channel);
+    if (set === undefined) {
+      set = new Set();
+      this.#topics.set(channel, set);
+      try {
+        await this.#sub.subscribe(channel);
+      } catch (error) {
+        this.#topics.delete(channel);
+        throw unavailable(error);
+      }
+    }
+    const listener = (message: string): void => onMessage(message);
+    set.add(listener);
+    return () => {
+      const current = this.#topics.get(channel);
+      if (!current?.delete(listener) || current.size > 0) return;
+      this.#topics.delete(channel);
+      this.#sub.unsubscribe(channel).catch(() => {});
+    };
+  }
+
   onReconnect(listener: () => void): () => void {
     this.#reconnectListeners.add(listener);
     return () => this.#reconnectListeners.delete(listener);
@@ -232,21 +270,32 @@ export class RedisEventBus implements EventBus {
     }
   }
 
-  /** Subscribed channels (tests check they are gone). */
+  /** Subscribed thread channels (tests check they are gone). */
   get listening(): number {
     return this.#listeners.size;
+  }
+
+  /** Subscribed topics (tests check they are gone). */
+  get topics(): number {
+    return this.#topics.size;
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#listeners.clear();
+    this.#topics.clear();
     this.#reconnectListeners.clear();
     this.#cmd.disconnect();
     this.#sub.disconnect();
   }
 
   #onMessage(channel: string, message: string): void {
+    const topic = this.#topics.get(channel);
+    if (topic !== undefined) {
+      for (const listener of topic) listener(message);
+      return;
+    }
     const set = this.#listeners.get(channel);
     if (set === undefined) return;
     const lines = message.split("\n");

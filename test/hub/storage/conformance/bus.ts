@@ -99,6 +99,25 @@ export function describeBusConformance(name: string, make: () => Promise<BusFixt
       expect(read.oldest).toBeGreaterThan(first + 4);
     });
 
+    it("delivers a topic's messages to every subscribed node, the sender's included, and none after unsubscribe", async () => {
+      const got: Record<string, string[]> = { a: [], b: [], c: [] };
+      const offA = await a.subscribe("reviews", (m) => got["a"]!.push(m));
+      const offB = await b.subscribe("reviews", (m) => got["b"]!.push(m));
+      const offOther = await c.subscribe("other", (m) => got["c"]!.push(m));
+      await c.publish("reviews", "one ✓ \n two");
+      await b.publish("reviews", "three");
+      await vi.waitFor(() => expect(got["b"]).toEqual(["one ✓ \n two", "three"]), WAIT);
+      await vi.waitFor(() => expect(got["a"]).toEqual(["one ✓ \n two", "three"]), WAIT);
+      offA();
+      await a.publish("other", "o");
+      await c.publish("reviews", "four");
+      await vi.waitFor(() => expect(got["b"]).toHaveLength(3), WAIT);
+      await vi.waitFor(() => expect(got["c"]).toEqual(["o"]), WAIT);
+      expect(got["a"]).toHaveLength(2);
+      offB();
+      offOther();
+    });
+
     it("seeds a thread only while its stream is empty", async () => {
       const seeded = await a.seed("t", [event(1, { set: "values" })]);
       expect(seeded).not.toBeNull();
