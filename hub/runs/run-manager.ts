@@ -106,6 +106,9 @@ export class RunManager {
   /** Several nodes: retries queued runs whose thread another node runs (in case its "free" was lost). */
   #queueRetry: NodeJS.Timeout | undefined;
 
+  /** Waits for the bus, each told when close() begins (see #drained). */
+  readonly #closeWaiters = new Set<() => void>();
+
   constructor(options: RunManagerOptions) {
     this.#o = options;
   }
@@ -388,6 +391,7 @@ export class RunManager {
   /** Stops every run (marked abandoned, resumable by the next process) and refuses new ones. */
   async close(): Promise<void> {
     this.#closing = true;
+    for (const giveUp of [...this.#closeWaiters]) giveUp();
     for (const queue of this.#queued.values()) {
       for (const q of queue) await this.#finish(q.record.runId, { status: "cancelled", error: "the hub shut down" });
     }
@@ -491,7 +495,7 @@ export class RunManager {
       // The run is another node's now (or will be at once): it writes nothing more here.
       try {
         if (result.abort === "handover") {
-          await this.#o.logs.drained(thread.threadId);
+          await this.#drained(thread.threadId);
           await active.held?.handOver();
         }
       } catch (error) {
@@ -502,8 +506,6 @@ export class RunManager {
       return result;
     }
     try {
-      // Several nodes: this run's last events reach the bus before anyone may start the next run.
-      await this.#o.logs.drained(thread.threadId);
       const status = result.abort === "shutdown" ? "abandoned" : result.outcome.status;
       await this.#finish(plan.runId, { status, error: result.outcome.error ?? null });
       const threadStatus: ThreadStatus =
@@ -513,6 +515,9 @@ export class RunManager {
     } catch (error) {
       this.#o.onError?.(error, `recording the end of run ${plan.runId}`);
     } finally {
+      // Several nodes: this run's last events reach the bus before the lease lets anyone start the next run
+      // (its end is recorded already: a Redis outage delays the next run, not the records).
+      await this.#drained(thread.threadId);
       this.#active.delete(thread.threadId);
       await active.held?.release().catch((error: unknown) => this.#o.onError?.(error, `releasing the lease of run ${plan.runId}`));
       // Runs other nodes queued behind this one start now.
@@ -580,6 +585,28 @@ export class RunManager {
   /** The run once it reached a final status; undefined for an unknown run (see RunWaiters). */
   waitForEnd(runId: string, signal?: AbortSignal): Promise<RunRecord | undefined> {
     return this.#waiters.wait(runId, () => this.#o.store.getRun(runId), signal);
+  }
+
+  /**
+   * This node's events of the thread are on the bus (at once without one) —
+   * or the hub is shutting down and waited 2 s more, as the logs do.
+   */
+  async #drained(threadId: string): Promise<void> {
+    const drained = this.#o.logs.drained(threadId);
+    await new Promise<void>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#closeWaiters.delete(giveUp);
+        resolve();
+      };
+      const giveUp = (): void => {
+        timer ??= setTimeout(done, 2_000);
+      };
+      if (this.#closing) giveUp();
+      else this.#closeWaiters.add(giveUp);
+      drained.then(done, done);
+    });
   }
 
   /** Records a final status and wakes whoever waits for the run. */
