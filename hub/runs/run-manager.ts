@@ -1,6 +1,6 @@
 /**
  * RunManager: one active run per thread. Decides what a `run.start`, a
- * reviewed resume (hub/reviewing) or `run.cancel` does given the thread's state (new run,
+ * reviewed resume (hub/review) or `run.cancel` does given the thread's state (new run,
  * resume, multitask strategy), keeps run and thread records in the hub store,
  * and runs independently of any client connection.
  */

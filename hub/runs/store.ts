@@ -1,7 +1,7 @@
 /**
  * The hub store port: durable records of threads and runs (checkpoints live in
- * the engine's checkpointer). SQLite by default; a Postgres implementation
- * will follow the same conformance suite (test/hub/store/conformance.ts).
+ * the engine's checkpointer). Adapters in hub/storage (memory, SQLite, Postgres),
+ * all held to one conformance suite (test/hub/storage/conformance/hub-store.ts).
  */
 
 export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
