@@ -88,3 +88,37 @@ export function useNow(everyMs = 1000): number {
   }, [everyMs]);
   return now;
 }
+
+/**
+ * One shared 1 s clock for the texts that age ("3 s ago", "in 2 min"). A
+ * component reading it re-renders only when its own text changes, so a list
+ * of a thousand rows, most of them minutes old, does not re-render every second.
+ */
+const clock = { now: Date.now(), listeners: new Set<() => void>(), timer: undefined as ReturnType<typeof setInterval> | undefined };
+
+// Runs for the page's life once started, so a first render never reads a stale time.
+function startClock(): void {
+  if (clock.timer !== undefined) return;
+  clock.now = Date.now();
+  clock.timer = setInterval(() => {
+    clock.now = Date.now();
+    for (const notify of clock.listeners) notify();
+  }, 1000);
+}
+
+function subscribeClock(listener: () => void): () => void {
+  startClock();
+  clock.listeners.add(listener);
+  return () => clock.listeners.delete(listener);
+}
+
+function readClock(): number {
+  startClock();
+  return clock.now;
+}
+
+/** A text computed from the time, kept current by the shared clock; re-renders only when the text changes. */
+export function useClockText(text: (now: number) => string): string {
+  return useSyncExternalStore(subscribeClock, () => text(readClock()));
+}
+

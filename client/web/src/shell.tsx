@@ -4,15 +4,40 @@
  * connection banner, and the routed view. The inbox queue is followed here,
  * for the page's whole life, so the count and presence stay live everywhere.
  */
-import { useEffect, useMemo, type ReactNode } from "react";
+import { Component, Suspense, lazy, useEffect, useMemo, type ReactNode } from "react";
 import { Avatar } from "./components/people.tsx";
 import { countdown } from "./format.ts";
 import { hasRole, useConnectionState, useNow, useQueueItems, useSession } from "./hub.tsx";
 import { hrefOf, useRoute } from "./router.ts";
 import { InboxView, INBOX_QUEUE } from "./views/inbox.tsx";
-import { ItemView } from "./views/item.tsx";
 import { RunView } from "./views/run.tsx";
 import { ThreadsView } from "./views/threads.tsx";
+
+// The item view carries the Markdown renderer and the JSON Schema validator: its own chunk,
+// off the inbox's first render, fetched once the page is idle.
+const loadItemView = () => import("./views/item.tsx");
+const ItemView = lazy(() => loadItemView().then((m) => ({ default: m.ItemView })));
+
+/** A view that failed to load (its chunk is gone after a redeploy, the network dropped) says so instead of blanking the page. */
+class ViewBoundary extends Component<{ children: ReactNode }, { error: Error | null }> {
+  override state: { error: Error | null } = { error: null };
+  static getDerivedStateFromError(error: Error) {
+    return { error };
+  }
+  override render(): ReactNode {
+    if (!this.state.error) return this.props.children;
+    return (
+      <main className="page">
+        <div className="notice notice-bad" role="alert">
+          This view could not be loaded ({this.state.error.message}).{" "}
+          <button type="button" className="btn btn-small" onClick={() => window.location.reload()}>
+            Reload
+          </button>
+        </div>
+      </main>
+    );
+  }
+}
 
 function ConnectionBanner(): ReactNode {
   const { client } = useSession();
@@ -71,6 +96,10 @@ export function Shell(): ReactNode {
   useEffect(() => {
     if (reviewer) void inbox.subscribe().catch(() => undefined);
   }, [inbox, reviewer]);
+  useEffect(() => {
+    const timer = setTimeout(() => void loadItemView().catch(() => undefined), 1500);
+    return () => clearTimeout(timer);
+  }, []);
 
   let view: ReactNode;
   switch (route.view) {
@@ -116,7 +145,17 @@ export function Shell(): ReactNode {
         <Identity />
       </header>
       <ConnectionBanner />
-      {view}
+      <ViewBoundary key={route.view}>
+      <Suspense
+        fallback={
+          <main className="page" aria-busy="true">
+            <p className="muted">Loading…</p>
+          </main>
+        }
+      >
+        {view}
+      </Suspense>
+      </ViewBoundary>
     </div>
   );
 }

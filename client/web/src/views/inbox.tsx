@@ -10,7 +10,7 @@ import type { InterruptView, PresenceEntry, QueueHandle, ResolvedInterrupt } fro
 import { Avatars, peopleOf, type Person } from "../components/people.tsx";
 import { StatusPill } from "../components/status.tsx";
 import { ago, countdown, shortId, summarize } from "../format.ts";
-import { hasRole, useNow, useQueueItems, useSession } from "../hub.tsx";
+import { hasRole, useClockText, useNow, useQueueItems, useSession } from "../hub.tsx";
 import { hrefOf } from "../router.ts";
 
 /** The hub's queue name for "every queue I may answer" (docs/PROTOCOL.md, review queues). */
@@ -65,6 +65,13 @@ function rowOfResolved(r: ResolvedInterrupt): Row {
   };
 }
 
+const rowCache = new WeakMap<object, Row>();
+function cached<T extends object>(source: T, make: (source: T) => Row): Row {
+  let row = rowCache.get(source);
+  if (!row) rowCache.set(source, (row = make(source)));
+  return row;
+}
+
 function outcomeText(r: ResolvedInterrupt, now: number): string {
   const when = ago(r.at, now);
   switch (r.outcome) {
@@ -77,7 +84,22 @@ function outcomeText(r: ResolvedInterrupt, now: number): string {
   }
 }
 
-const InboxRow = memo(function InboxRow({ row, now, looking, selected, me }: { row: Row; now: number; looking: Person[]; selected: boolean; me: string }): ReactNode {
+/** Texts that age, each re-rendered only when it changes (the shared clock). */
+function Age({ at }: { at: number | undefined }): ReactNode {
+  return useClockText((now) => ago(at, now));
+}
+
+function Countdown({ at }: { at: number }): ReactNode {
+  const text = useClockText((now) => countdown(at, now));
+  const soon = useClockText((now) => (at - now < 60_000 ? "text-warn" : ""));
+  return <span className={soon}>{text}</span>;
+}
+
+function Outcome({ resolved }: { resolved: ResolvedInterrupt }): ReactNode {
+  return useClockText((now) => outcomeText(resolved, now));
+}
+
+const InboxRow = memo(function InboxRow({ row, looking, selected, me }: { row: Row; looking: Person[]; selected: boolean; me: string }): ReactNode {
   const claimedBy = row.open?.claimed_by;
   const done = row.resolved !== undefined;
   const others = looking.filter((p) => p.sub !== me);
@@ -96,13 +118,17 @@ const InboxRow = memo(function InboxRow({ row, now, looking, selected, me }: { r
           {row.queue !== "default" && <span className="tag">{row.queue}</span>}
         </div>
       </td>
-      <td className="cell-age">{ago(row.requestedAt, now)}</td>
-      <td className="cell-expiry">{row.expiresAt !== null && !done ? <span className={row.expiresAt - now < 60_000 ? "text-warn" : ""}>{countdown(row.expiresAt, now)}</span> : <span className="muted">—</span>}</td>
+      <td className="cell-age">
+        <Age at={row.requestedAt} />
+      </td>
+      <td className={`cell-expiry ${row.expiresAt !== null && !done ? "" : "cell-empty"}`}>{row.expiresAt !== null && !done ? <Countdown at={row.expiresAt} /> : <span className="muted">—</span>}</td>
       <td className="cell-status">
         {done && row.resolved ? (
           <span className="outcome">
             <StatusPill status={row.resolved.outcome} />
-            <span className="small">{outcomeText(row.resolved, now)}</span>
+            <span className="small">
+              <Outcome resolved={row.resolved} />
+            </span>
           </span>
         ) : claimedBy ? (
           <span className="outcome">
@@ -135,7 +161,8 @@ function lookingAt(presence: readonly PresenceEntry[]): Map<string, Person[]> {
 export function InboxView({ queue }: { queue: QueueHandle }): ReactNode {
   const { me } = useSession();
   const { items, resolved, presence } = useQueueItems(queue);
-  const now = useNow(1000);
+  // Only for dropping resolved rows after a while; the rows' own texts follow the shared clock.
+  const now = useNow(60_000);
   const [queueFilter, setQueueFilter] = useState("");
   const [assistantFilter, setAssistantFilter] = useState("");
   const [sort, setSort] = useState<Sort>("oldest");
@@ -150,11 +177,12 @@ export function InboxView({ queue }: { queue: QueueHandle }): ReactNode {
 
   // Questions that left the queue stay visible a while, with their outcome (the SDK keeps what was asked).
   const rows = useMemo(() => {
-    const open = items.map(rowOfOpen);
+    // One Row per SDK object (the SDK keeps an unchanged item's identity), so an update re-renders its row only.
+    const open = items.map((item) => cached(item, rowOfOpen));
     const done: Row[] = [];
     for (const r of resolved) {
       if (r.at !== undefined && now - r.at > RESOLVED_VISIBLE_MS) continue;
-      done.push(rowOfResolved(r));
+      done.push(cached(r, rowOfResolved));
     }
     const all = [...open, ...done.filter((d) => !open.some((o) => o.key === d.key))];
     const filtered = all.filter((r) => (queueFilter === "" || r.queue === queueFilter) && (assistantFilter === "" || r.assistant === assistantFilter));
@@ -166,9 +194,7 @@ export function InboxView({ queue }: { queue: QueueHandle }): ReactNode {
     };
     // Open items first; what was resolved sinks below them.
     return filtered.sort((a, b) => Number(a.resolved !== undefined) - Number(b.resolved !== undefined) || sorters[sort](a, b));
-    // `now` only matters for dropping old resolved rows: recompute every minute, not every second.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [items, resolved, queueFilter, assistantFilter, sort, Math.floor(now / 60_000)]);
+  }, [items, resolved, queueFilter, assistantFilter, sort, now]);
 
   const queues = useMemo(() => [...new Set(items.map((i) => i.review?.queue ?? "default"))].sort(), [items]);
   const assistants = useMemo(() => [...new Set(items.map((i) => i.review?.assistant_id ?? "").filter(Boolean))].sort(), [items]);
@@ -265,7 +291,7 @@ export function InboxView({ queue }: { queue: QueueHandle }): ReactNode {
           </thead>
           <tbody ref={tableRef}>
             {rows.map((row, i) => (
-              <InboxRow key={row.key} row={row} now={now} looking={looking.get(row.interruptId) ?? NOBODY} selected={i === selected} me={me.principal.sub} />
+              <InboxRow key={row.key} row={row} looking={looking.get(row.interruptId) ?? NOBODY} selected={i === selected} me={me.principal.sub} />
             ))}
           </tbody>
         </table>
