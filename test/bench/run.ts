@@ -6,7 +6,7 @@
  * tables but writes a document only with --out, so it never replaces the
  * full run's table with fewer rows or fewer iterations.
  */
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { engineGroup } from "./engine/index.ts";
 import { hubGroup } from "./hub/index.ts";
 import { clusterGroup } from "./cluster/index.ts";
-import { renderDocument, type TableSection } from "./lib/document.ts";
+import { renderDocument, replaceWebSection, webSectionOf, type TableSection } from "./lib/document.ts";
 import { machineInfo } from "./lib/machine.ts";
 import { tableLines, type Row } from "./lib/report.ts";
 import type { Suite, SuiteGroup } from "./suite.ts";
@@ -132,6 +132,8 @@ if (!out) {
     sections,
     PENDING,
   );
-  await writeFile(out, document);
+  // The web app's section comes from `npm run bench:web`: carried over, not dropped.
+  const web = webSectionOf(await readFile(out, "utf8").catch(() => ""));
+  await writeFile(out, web === "" ? document : replaceWebSection(document, web.split("\n").slice(1, -1).join("\n")));
   console.log(`\nwrote ${relative(process.cwd(), out)}`);
 }

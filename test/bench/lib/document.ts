@@ -27,6 +27,7 @@ export function renderDocument(machine: MachineInfo, run: RunInfo, sections: rea
     "",
     "Switchboard measured side by side with the system a user would pick instead, in the same run on the same machine",
     "(issue 7). This file is written by `npm run bench` (test/bench/run.ts): rerun it rather than editing by hand.",
+    "The web app's section at the end is written by `npm run bench:web` (test/bench/web.ts); `npm run bench` keeps it.",
     "",
     "## Run",
     "",
@@ -65,4 +66,23 @@ export function renderDocument(machine: MachineInfo, run: RunInfo, sections: rea
   }
   for (const title of pending) out.push(`## ${title}`, "", "Not measured yet.", "");
   return out.join("\n");
+}
+
+/** Markers around the web app's section, which `npm run bench:web` writes and `npm run bench` carries over. */
+export const WEB_START = "<!-- bench:web — written by npm run bench:web; npm run bench keeps it -->";
+export const WEB_END = "<!-- /bench:web -->";
+
+/** The web section of a document (markers included), or "" when it has none. */
+export function webSectionOf(document: string): string {
+  const start = document.indexOf(WEB_START);
+  const end = document.indexOf(WEB_END, start);
+  return start < 0 || end < 0 ? "" : document.slice(start, end + WEB_END.length);
+}
+
+/** The document with its web section replaced by `section` (appended when it had none); the rest unchanged. */
+export function replaceWebSection(document: string, section: string): string {
+  const block = `${WEB_START}\n${section.trimEnd()}\n${WEB_END}`;
+  const old = webSectionOf(document);
+  if (old !== "") return document.replace(old, () => block);
+  return `${document.trimEnd()}${document.trim() === "" ? "" : "\n\n"}${block}\n`;
 }
