@@ -277,7 +277,15 @@ export function InboxView({ queue }: { queue: QueueHandle }): ReactNode {
           <p>No open review items. New questions appear here the moment an agent asks.</p>
         </div>
       ) : (
-        <table className="inbox" aria-label="Review items">
+        <table className="inbox review-table" aria-label="Review items">
+          {/* Fixed column widths: a text that changes (an age, a countdown) relayouts its row, not a thousand-row table. */}
+          <colgroup>
+            <col />
+            <col className="col-age" />
+            <col className="col-expiry" />
+            <col className="col-status" />
+            <col className="col-looking" />
+          </colgroup>
           <thead>
             <tr>
               <th scope="col">What is asked</th>
