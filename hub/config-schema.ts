@@ -98,6 +98,7 @@ export const hubConfigSchema = z.strictObject({
   review: reviewConfigSchema.optional(),
   logger: loggerSchema.optional(),
   cluster: clusterSchema.optional(),
+  retention: z.strictObject({ threadTtlMs: positiveInt, sweepIntervalMs: positiveInt.optional() }).optional(),
 });
 
 /** An origin as a browser sends it: scheme://host[:port], nothing after. */

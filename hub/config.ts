@@ -3,6 +3,7 @@
  * environment variables `npm start` and `switchboard serve` read. Every
  * config is checked by one schema (config-schema.ts) before the hub starts.
  */
+import type { RetentionConfig } from "./runs/retention.ts";
 import type { z } from "zod";
 import type { AssistantFactory } from "./runs/assistants.ts";
 import type { ReviewConfig } from "./review/index.ts";
@@ -91,6 +92,8 @@ export interface HubConfig {
   transformEvent?: EventTransformer;
   /** Review routing: default queue, routing hook, default expiry, claim TTL, clock. */
   review?: ReviewConfig;
+  /** Delete threads idle longer than `threadTtlMs` (checked every `sweepIntervalMs`). See docs/operations.md, "Retention". */
+  retention?: RetentionConfig;
   logger?: Logger;
 }
 

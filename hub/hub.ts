@@ -18,6 +18,7 @@ import { HubMetrics, type HubStats } from "./metrics.ts";
 import { BusPresenceLink, PresenceRelay } from "./presence/index.ts";
 import { ReviewCoordinator } from "./review/index.ts";
 import { AssistantRegistry } from "./runs/assistants.ts";
+import { ThreadSweeper } from "./runs/retention.ts";
 import { RunControl, RunManager, ThreadWatch, watchedStore } from "./runs/index.ts";
 import { RunOwnership } from "./runs/ownership.ts";
 import { DEFAULT_RUN_LEASE_MS, defaultNodeId } from "./cluster-config.ts";
@@ -152,6 +153,19 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
   const origins = originPolicy(config.allowedOrigins);
   const services: HubServices = { store: storage.store, items: storage.items, threadWatch, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(undefined, storage.subscriptions), reviews, presence };
 
+  const sweeper = config.retention
+    ? new ThreadSweeper({
+        store: storage.store,
+        config: config.retention,
+        deleteThread: async (thread) => {
+          await runs.deleteThread(thread, async (threadId) => {
+            await reviews.forgetThread(thread.tenant, threadId);
+          });
+        },
+        onError: (error, context) => logger.error(`${context}: ${String(error)}`),
+      })
+    : undefined;
+
   const abandoned = await runs.recover();
   // Answers a dead process accepted and handed to a resume it never finished: applied now, once.
   const reapplied = await reviews.recoverResumes();
@@ -159,6 +173,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
   await reviews.start();
   await runs.listen();
   ownership?.startSweeper((lease) => runs.takeOver(lease));
+  sweeper?.start();
   if (abandoned.length > 0) logger.warn(`marked ${abandoned.length} run(s) left by a previous process as abandoned; their threads can be resumed`);
   if (auth.mode === "open") {
     logger.warn("!!! OPEN DEV MODE: SWITCHBOARD_JWT_SECRET is not set — every request is the 'dev' principal with all roles. Do not expose this hub. !!!");
@@ -211,6 +226,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     async close() {
       if (closed) return;
       closed = true;
+      await sweeper?.stop();
       reviews.close();
       await runs.close();
       for (const end of [...streams]) end();
@@ -226,6 +242,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
       await logs.close();
       await storage.reviews.close();
       await storage.store.close();
+      await storage.items.close();
       await storage.close();
     },
   };

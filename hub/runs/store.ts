@@ -49,6 +49,8 @@ export interface HubStore {
   updateThread(threadId: string, patch: Partial<Pick<ThreadRecord, "status" | "assistantId" | "metadata">>): Promise<ThreadRecord | undefined>;
   listThreads(tenant: string, options?: { status?: ThreadStatus; limit?: number; offset?: number }): Promise<ThreadRecord[]>;
   deleteThread(threadId: string, tenant: string): Promise<boolean>;
+  /** Threads of every tenant last updated before `updatedBefore` and not busy, least recently updated first (the retention sweep). */
+  listIdleThreads(updatedBefore: string, limit: number): Promise<ThreadRecord[]>;
 
   /** `nodeId` may be omitted (null: not run anywhere yet). */
   createRun(record: Omit<RunRecord, "createdAt" | "startedAt" | "endedAt" | "error" | "nodeId"> & { nodeId?: string | null }): Promise<RunRecord>;

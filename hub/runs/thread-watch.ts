@@ -83,6 +83,7 @@ export function watchedStore(store: HubStore, watch: ThreadWatch): HubStore {
     },
     listThreads: (tenant, options) => store.listThreads(tenant, options),
     deleteThread: (threadId, tenant) => store.deleteThread(threadId, tenant),
+    listIdleThreads: (updatedBefore, limit) => store.listIdleThreads(updatedBefore, limit),
     createRun: (record) => store.createRun(record),
     getRun: (runId) => store.getRun(runId),
     updateRun: (runId, patch) => store.updateRun(runId, patch),

@@ -69,6 +69,16 @@ export class MemoryHubStore implements HubStore {
     return page(matching.sort(newestFirst), options.limit, options.offset).map((e) => cloneJson(e.record));
   }
 
+  async listIdleThreads(updatedBefore: string, limit: number): Promise<ThreadRecord[]> {
+    checkPage(limit, undefined);
+    return [...this.#threads.values()]
+      .map((e) => e.record)
+      .filter((r) => r.status !== "busy" && r.updatedAt < updatedBefore)
+      .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : a.threadId < b.threadId ? -1 : 1))
+      .slice(0, limit)
+      .map((r) => cloneJson(r));
+  }
+
   async deleteThread(threadId: string, tenant: string): Promise<boolean> {
     const entry = this.#threads.get(threadId);
     if (entry === undefined || entry.record.tenant !== tenant) return false;

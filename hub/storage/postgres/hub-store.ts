@@ -156,6 +156,15 @@ export class PostgresHubStore implements HubStore {
     return rows.map(fromThreadRow);
   }
 
+  async listIdleThreads(updatedBefore: string, limit: number): Promise<ThreadRecord[]> {
+    checkPage(limit, undefined);
+    const { rows } = await this.#db.pool.query<ThreadRow>(
+      `SELECT ${THREAD_COLUMNS} FROM ${this.#t} WHERE status != 'busy' AND updated_at < $1 ORDER BY updated_at, thread_id LIMIT $2`,
+      [updatedBefore, limit],
+    );
+    return rows.map(fromThreadRow);
+  }
+
   async deleteThread(threadId: string, tenant: string): Promise<boolean> {
     return this.#db.transaction(async (c) => {
       const deleted = await c.query(`DELETE FROM ${this.#t} WHERE thread_id = $1 AND tenant = $2`, [threadId, tenant]);

@@ -150,6 +150,9 @@ function prepareStatements(db: Database.Database) {
        ${NEWEST_FIRST} LIMIT @limit OFFSET @offset`,
     ),
     deleteThread: db.prepare<[string, string]>("DELETE FROM hub_threads WHERE thread_id = ? AND tenant = ?"),
+    listIdleThreads: db.prepare<[string, number], ThreadRow>(
+      `SELECT ${THREAD_COLUMNS} FROM hub_threads WHERE status != 'busy' AND updated_at < ? ORDER BY updated_at, thread_id LIMIT ?`,
+    ),
     deleteThreadRuns: db.prepare<[string]>("DELETE FROM hub_runs WHERE thread_id = ?"),
     deleteRun: db.prepare<[string]>("DELETE FROM hub_runs WHERE run_id = ?"),
 
@@ -264,6 +267,11 @@ export class SqliteHubStore implements HubStore {
         ? this.#sql.listThreads.all({ tenant, ...paging })
         : this.#sql.listThreadsByStatus.all({ tenant, status, ...paging });
     return rows.map(fromThreadRow);
+  }
+
+  async listIdleThreads(updatedBefore: string, limit: number): Promise<ThreadRecord[]> {
+    checkPage(limit, undefined);
+    return this.#sql.listIdleThreads.all(updatedBefore, limit).map(fromThreadRow);
   }
 
   async deleteThread(threadId: string, tenant: string): Promise<boolean> {

@@ -105,6 +105,22 @@ export function threadTests(store: () => HubStore): void {
     await expect(store().listRuns("t1", { limit: -1 })).rejects.toBeInstanceOf(RangeError);
   });
 
+  it("lists idle threads of every tenant, least recently updated first, never busy ones", async () => {
+    await store().createThread(newThread("old", { tenant: "acme" }));
+    await store().createThread(newThread("busy", { tenant: "acme", status: "busy" }));
+    await store().createThread(newThread("other", { tenant: "globex", status: "interrupted" }));
+    const fresh = await store().createThread(newThread("fresh", { tenant: "acme" }));
+    // Touching "old" makes it the most recently updated.
+    const touched = await store().updateThread("old", { metadata: { touched: true } });
+    const ids = async (before: string, limit = 10) => (await store().listIdleThreads(before, limit)).map((t) => t.threadId);
+    expect(await ids(fresh.createdAt)).toEqual(["other"]);
+    expect(await ids(touched!.updatedAt)).toEqual(["other", "fresh"]);
+    expect(await ids("9999-01-01T00:00:00.000Z")).toEqual(["other", "fresh", "old"]);
+    expect(await ids("9999-01-01T00:00:00.000Z", 1)).toEqual(["other"]);
+    expect(await ids("2000-01-01T00:00:00.000Z")).toEqual([]);
+    await expect(store().listIdleThreads("9999-01-01T00:00:00.000Z", -1)).rejects.toThrow(RangeError);
+  });
+
   it("deletes a thread once, with its runs, and leaves other threads' runs", async () => {
     await store().createThread(newThread("t1"));
     await store().createThread(newThread("t2"));
