@@ -5,7 +5,9 @@
  * explicit HOST widens it with a loud warning.
  */
 import { networkInterfaces } from "node:os";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { launchFromEnv } from "../../hub/launch.ts";
+import { tempDataDir } from "../support/hub.ts";
 import { HubProcess } from "../support/hub-process.ts";
 
 const started: HubProcess[] = [];
@@ -29,13 +31,35 @@ async function reachable(url: string): Promise<boolean> {
   );
 }
 
+const REFUSALS: Array<[string, Record<string, string>, RegExp]> = [
+  ["a bad PORT", { PORT: "80a" }, /PORT must be a port number 0–65535 .*got "80a"/],
+  ["a weak secret", { SWITCHBOARD_JWT_SECRET: "hunter2" }, /SWITCHBOARD_JWT_SECRET is 7 bytes; HS256 needs at least 32 — generate one with `openssl rand -hex 32`/],
+  ["a bad origin", { SWITCHBOARD_ALLOWED_ORIGINS: "app.example.com" }, /SWITCHBOARD_ALLOWED_ORIGINS: "app.example.com" is not an origin/],
+  ["a JWKS without audience", { SWITCHBOARD_JWKS_URL: "https://idp.example.com/jwks.json" }, /needs SWITCHBOARD_JWT_ISSUER and SWITCHBOARD_JWT_AUDIENCE/],
+];
+
 describe("npm start", () => {
-  it.each([
-    ["a bad PORT", { PORT: "80a" }, /PORT must be a port number 0–65535 .*got "80a"/],
-    ["a weak secret", { SWITCHBOARD_JWT_SECRET: "hunter2" }, /SWITCHBOARD_JWT_SECRET is 7 bytes; HS256 needs at least 32 — generate one with `openssl rand -hex 32`/],
-    ["a bad origin", { SWITCHBOARD_ALLOWED_ORIGINS: "app.example.com" }, /SWITCHBOARD_ALLOWED_ORIGINS: "app.example.com" is not an origin/],
-    ["a JWKS without audience", { SWITCHBOARD_JWKS_URL: "https://idp.example.com/jwks.json" }, /needs SWITCHBOARD_JWT_ISSUER and SWITCHBOARD_JWT_AUDIENCE/],
-  ])("refuses %s in one line that says how to fix it, exit 2", async (_what, env, message) => {
+  // The refusal itself is a function of the environment (hub/launch.ts): checked in-process,
+  // with everything the hub would print captured; one real process shows the exit code and
+  // that nothing else (no stack) reaches the terminal.
+  it.each(REFUSALS)("refuses %s in one line that says how to fix it, exit 2", async (_what, env, message) => {
+    const printed: string[] = [];
+    const capture = (...args: unknown[]) => void printed.push(args.map(String).join(" "));
+    const spies = (["log", "info", "warn", "error"] as const).map((m) => vi.spyOn(console, m).mockImplementation(capture));
+    const lines: string[] = [];
+    try {
+      const launched = await launchFromEnv({ PORT: "0", SWITCHBOARD_DATA_DIR: tempDataDir(), ...env }, (line) => lines.push(line));
+      if (!("exitCode" in launched)) await launched.close();
+      expect(launched).toEqual({ exitCode: 2 });
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(lines).toEqual([expect.stringMatching(message)]);
+    expect(printed).toEqual([]);
+  });
+
+  it("a refused configuration exits the real process with 2 and prints only that line", async () => {
+    const [, env, message] = REFUSALS[0]!;
     const hub = await run(env, "exit");
     expect(await hub.exited).toBe(2);
     expect(hub.lines.filter((l) => l.trim() !== "")).toEqual([expect.stringMatching(message)]);
