@@ -16,6 +16,9 @@ import { HistoryBody, StateAtBody, StateUpdateBody, ThreadCountBody, ThreadCreat
 import { checkpointJson, stateJson, type StateJson } from "./state-json.ts";
 import { copyThread, deleteThread } from "./thread-data.ts";
 
+/** The record field of each sort key but the state's time. */
+const RECORD_FIELD = { thread_id: "threadId", status: "status", created_at: "createdAt", updated_at: "updatedAt" } as const;
+
 /** Thread search and count read at most this many of the tenant's newest threads. */
 export const THREAD_SCAN_MAX = 10_000;
 
@@ -65,18 +68,32 @@ export function addThreadRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
     const principal = c.get("principal");
     requirePermission(principal, "read");
     const body = parseBody(ThreadSearchBody, await readJson(c, maxBytes));
-    const found = await search(principal.tenant, body);
     const key = body.sort_by ?? "created_at";
     const order = body.sort_order === "asc" ? 1 : -1;
-    found.sort((a, b) => {
-      const x = a[key];
-      const y = b[key];
-      return x < y ? -order : x > y ? order : a.thread_id.localeCompare(b.thread_id);
-    });
     const offset = body.offset ?? 0;
     const limit = body.limit ?? 10;
-    const page = found.slice(offset, offset + limit);
-    const headers: Record<string, string> = offset + limit < found.length ? { "x-pagination-next": String(offset + limit) } : {};
+    const byKey = <T>(get: (t: T) => string, id: (t: T) => string) => (a: T, b: T): number => {
+      const x = get(a);
+      const y = get(b);
+      return x < y ? -order : x > y ? order : id(a).localeCompare(id(b));
+    };
+    const records = await matching(principal.tenant, body);
+    let page: ThreadJson[];
+    let total: number;
+    if (body.values || key === "state_updated_at") {
+      // Filtering by values or sorting by the state's time needs every matching thread's state.
+      const all = await withValues(records, body.values);
+      all.sort(byKey((t) => t[key], (t) => t.thread_id));
+      total = all.length;
+      page = all.slice(offset, offset + limit);
+    } else {
+      // Otherwise the page is cut from the records, and only its threads' states are read.
+      const field = RECORD_FIELD[key];
+      records.sort(byKey((t) => t[field], (t) => t.threadId));
+      total = records.length;
+      page = await Promise.all(records.slice(offset, offset + limit).map(full));
+    }
+    const headers: Record<string, string> = offset + limit < total ? { "x-pagination-next": String(offset + limit) } : {};
     return c.json(body.select ? page.map((t) => pick(t, body.select ?? [])) : page, 200, headers);
   }));
 
@@ -84,23 +101,26 @@ export function addThreadRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
     const principal = c.get("principal");
     requirePermission(principal, "read");
     const body = parseBody(ThreadCountBody, await readJson(c, maxBytes));
-    return c.json((await search(principal.tenant, body)).length);
+    const records = await matching(principal.tenant, body);
+    return c.json(body.values ? (await withValues(records, body.values)).length : records.length);
   }));
 
-  /** The tenant's threads matching status, ids, metadata and values (values need each thread's state). */
-  async function search(
+  /** The tenant's threads matching status, ids and metadata (the records alone say). */
+  async function matching(
     tenant: string,
-    body: { status?: ThreadRecord["status"] | null | undefined; ids?: string[] | null | undefined; metadata?: Record<string, unknown> | null | undefined; values?: Record<string, unknown> | null | undefined },
-  ): Promise<ThreadJson[]> {
+    body: { status?: ThreadRecord["status"] | null | undefined; ids?: string[] | null | undefined; metadata?: Record<string, unknown> | null | undefined },
+  ): Promise<ThreadRecord[]> {
     const records = await store.listThreads(tenant, { limit: THREAD_SCAN_MAX, ...(body.status ? { status: body.status } : {}) });
-    const ids = body.ids ? new Set(body.ids) : undefined;
+    const ids = "ids" in body && body.ids ? new Set(body.ids) : undefined;
+    return records.filter((r) => (!ids || ids.has(r.threadId)) && (!body.metadata || matchesJson(r.metadata, body.metadata)));
+  }
+
+  /** Each thread with its state, those whose values match. */
+  async function withValues(records: readonly ThreadRecord[], values: Record<string, unknown> | null | undefined): Promise<ThreadJson[]> {
     const out: ThreadJson[] = [];
     for (const record of records) {
-      if (ids && !ids.has(record.threadId)) continue;
-      if (body.metadata && !matchesJson(record.metadata, body.metadata)) continue;
       const json = await full(record);
-      if (body.values && !matchesJson(json.values, body.values)) continue;
-      out.push(json);
+      if (!values || matchesJson(json.values, values)) out.push(json);
     }
     return out;
   }
@@ -170,6 +190,8 @@ export function addThreadRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
     });
     // The thread's status follows its new head: waiting on interrupts, or idle.
     const after = await assistant.graph.getState(thread.threadId);
+    // Questions the update went past are void: their review items are cancelled (announced as input.cancelled).
+    if (after.interrupts.length === 0) await services.reviews.service.cancelForThread(thread.threadId, "state_updated");
     await store.updateThread(thread.threadId, {
       status: after.interrupts.length > 0 ? "interrupted" : "idle",
       ...(thread.assistantId === null ? { assistantId: assistant.id } : {}),

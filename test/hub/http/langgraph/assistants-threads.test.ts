@@ -177,6 +177,9 @@ describe.each(HUB_STORAGES)("threads on $name", ({ config }) => {
     expect(after.next).toEqual(["finalize"]);
     expect(after.metadata).toMatchObject({ source: "update" });
     expect((await client.threads.get(thread.thread_id)).status).toBe("idle");
+    // The question the update went past is no longer open for review.
+    const item = (await (await fetch(`${hub.url}/reviews/${task!.interrupts[0]!.id}`)).json()) as { status: string };
+    expect(item.status).toBe("cancelled");
     const done = await client.runs.wait(thread.thread_id, "review", { input: null });
     expect(done).toMatchObject({ decision: "by update", finalize_calls: 1 });
   });
