@@ -69,10 +69,7 @@ class HubSocket extends WebSocket implements SocketPort {
   lastFrameAt = 0;
 
   sendFrame(frame: Buffer): void {
-    const raw = this.raw;
-    if (this.readyState !== WebSocket.OPEN || raw === undefined) return;
-    corkForThisTick(raw);
-    raw.write(frame);
+    if (this.readyState === WebSocket.OPEN) this.raw?.write(frame);
   }
 
   override emit(event: string | symbol, ...args: unknown[]): boolean {
@@ -101,29 +98,6 @@ class HubSocket extends WebSocket implements SocketPort {
     }
     return super.emit(event, ...args);
   }
-}
-
-/**
- * Frames written to one socket in one turn of the event loop leave in one
- * write (writev) instead of one syscall each: a batch of events — a step's
- * writes, or a batch that came from the bus — costs each socket one write.
- * Uncorked before the next I/O, so nothing waits longer than the turn.
- */
-const corked: Duplex[] = [];
-let uncorkScheduled = false;
-
-function corkForThisTick(raw: Duplex): void {
-  if (raw.writableCorked > 0) return;
-  raw.cork();
-  corked.push(raw);
-  if (uncorkScheduled) return;
-  uncorkScheduled = true;
-  process.nextTick(uncorkAll);
-}
-
-function uncorkAll(): void {
-  uncorkScheduled = false;
-  for (const raw of corked.splice(0)) raw.uncork();
 }
 
 function toBuffer(data: RawData): Buffer {
