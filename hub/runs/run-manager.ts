@@ -7,7 +7,7 @@
 import { nanoid } from "nanoid";
 import type { Checkpointer } from "../../engine/index.ts";
 import type { Assistant, AssistantRegistry } from "./assistants.ts";
-import type { Principal } from "../auth/index.ts";
+import { canPerform, type Principal } from "../auth/index.ts";
 import type { HubMetrics } from "../metrics.ts";
 import { SwitchboardError, assertNever, type ProtocolEvent } from "../protocol/index.ts";
 import { HubRecordExistsError } from "./records.ts";
@@ -126,11 +126,16 @@ export class RunManager {
     this.#observer = observer;
   }
 
-  /** The thread as this principal's tenant sees it; created when `create` and missing. */
+  /**
+   * The thread as this principal's tenant sees it; created when `create`, missing, and the
+   * principal may start runs. Ids are unique across the hub, so creating one takes it from
+   * every tenant: an observer or reviewer who subscribes to a missing id gets not_found and
+   * creates nothing (else any tenant's observer could take ids another tenant will use).
+   */
   async ensureThread(threadId: string, principal: Principal, create: boolean): Promise<ThreadRecord> {
     const found = await this.#o.store.getThread(threadId, principal.tenant);
     if (found) return found;
-    if (!create) throw notFound(threadId);
+    if (!create || !canPerform(principal, "operate")) throw notFound(threadId);
     try {
       return await this.#o.store.createThread({ threadId, tenant: principal.tenant, assistantId: null, status: "idle", metadata: {} });
     } catch (error) {

@@ -47,6 +47,8 @@ describe("auth", () => {
 
   it("roles gate commands: an observer may watch but not start runs", async () => {
     const hub = await testHub({ jwtSecret: SECRET });
+    // An observer creates no thread by watching: an operator made this one.
+    await fetch(`${hub.url}/threads`, { method: "POST", headers: { ...(await bearer("ann", "acme")), "content-type": "application/json" }, body: JSON.stringify({ thread_id: "t-roles" }) });
     const socket = await TestSocket.open(wsUrl(hub, "/threads/t-roles/stream/events"), { headers: await bearer("olga", "acme", ["observer"]) });
     expect((await socket.request("subscription.subscribe", { channels: ["lifecycle"] })).type).toBe("success");
     expect(await socket.request("run.start", { assistant_id: "review", input: {} })).toMatchObject({ type: "error", error: "permission_denied" });

@@ -31,6 +31,12 @@ export async function openAs(hub: RunningHub, sub: string, roles: readonly strin
 }
 
 /** Node runs per node name, counted by the test assistants. */
+/** An empty thread made by an operator: observers and reviewers never create one by subscribing. */
+export async function createThread(hub: RunningHub, threadId: string, tenant = "acme"): Promise<void> {
+  const response = await fetch(`${hub.url}/threads`, { method: "POST", headers: { ...(await authHeaders("olive", OPERATOR, tenant)), "content-type": "application/json" }, body: JSON.stringify({ thread_id: threadId }) });
+  if (!response.ok) throw new Error(`POST /threads: ${response.status}`);
+}
+
 export type Calls = Record<string, number>;
 
 /**

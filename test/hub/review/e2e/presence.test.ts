@@ -9,7 +9,7 @@ import { Awareness, encodeAwarenessUpdate } from "y-protocols/awareness";
 import * as Y from "yjs";
 import { decodeAwarenessEntries, decodeBase64Update, encodeBase64Update } from "../../../../hub/presence/index.ts";
 import type { ProtocolEvent } from "../../../../hub/protocol/index.ts";
-import { REVIEWER, WAIT, ok, openAs, reviewHub } from "./helpers.ts";
+import { REVIEWER, WAIT, createThread, ok, openAs, reviewHub } from "./helpers.ts";
 
 /** A client-side awareness update claiming to be someone else. */
 function spoofedUpdate(state: Record<string, unknown>): { update: string; clientID: number; awareness: Awareness } {
@@ -36,6 +36,7 @@ describe("presence", () => {
   it("thread presence: identity stamped over spoofed names, snapshot for late joiners, removal on disconnect", async () => {
     const hub = await reviewHub();
     const thread = "p-thread";
+    await createThread(hub, thread);
     const ann = await openAs(hub, "ann", REVIEWER);
     const bob = await openAs(hub, "bob", REVIEWER);
     for (const s of [ann, bob]) await s.subscribe({ channels: ["lifecycle"] }, { thread_id: thread });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import type { ProtocolEvent } from "../../../../hub/protocol/index.ts";
-import { REVIEWER, WAIT, authHeaders, ok, openAs, reviewHub, startAndWait } from "./helpers.ts";
+import { REVIEWER, WAIT, authHeaders, createThread, ok, openAs, reviewHub, startAndWait } from "./helpers.ts";
 
 const idsOf = (events: ProtocolEvent[], method: string): string[] =>
   events.flatMap((e) => (e.method === method && "interrupt_id" in e.params.data ? [String(e.params.data.interrupt_id)] : e.method === method && e.method === "input.answered" ? e.params.data.interrupt_ids : []));
@@ -54,6 +54,7 @@ describe("review queues", () => {
     const hub = await reviewHub();
     const rita = await openAs(hub, "rita", REVIEWER);
     ok(await rita.request("queue.subscribe", { queue: "ops" }));
+    await createThread(hub, "q-both");
     await rita.subscribe({ channels: ["input", "lifecycle"] }, { thread_id: "q-both" });
     const { operator, ids: [id] } = await startAndWait(hub, "q-both", "gate", { review: { queue: "ops" } });
     ok(await rita.request("input.claim", { interrupt_id: id }, { thread_id: "q-both" }));
