@@ -41,4 +41,5 @@ export type { QueueState } from "./projections/queue.ts";
 export { admit, openGate } from "./seq-gate.ts";
 export type { SeqGate } from "./seq-gate.ts";
 export { RestClient, httpBase } from "./rest.ts";
+export { printable } from "./printable.ts";
 export type { FetchLike, RestOptions } from "./rest.ts";

@@ -3,6 +3,7 @@
  * streams and a Ctrl-C signal, and maps failures to exit codes (2 = usage).
  */
 import { CliError, EXIT, UsageError, type ExitCode } from "./args.ts";
+import { printable } from "../printable.ts";
 import type { CliContext, Command } from "./context.ts";
 
 interface CommandEntry {
@@ -54,7 +55,7 @@ export async function main(argv: readonly string[], ctx: CliContext): Promise<Ex
       return EXIT.usage;
     }
     if (error instanceof CliError) {
-      ctx.stderr.write(`error: ${error.message}\n`);
+      ctx.stderr.write(`error: ${printable(error.message, { keepNewlines: true })}\n`);
       return error.exitCode;
     }
     ctx.stderr.write(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

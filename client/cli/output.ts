@@ -1,9 +1,12 @@
 /**
  * Where the CLI writes: human lines (with tokens streamed inline) or, with
  * `--json`, one JSON record per line on stdout. Status and progress go to
- * stderr so stdout stays clean for pipes.
+ * stderr so stdout stays clean for pipes. Every human line goes through
+ * `printable`: a label, a name or a token stream with a terminal escape in it
+ * is shown escaped, never acted on (JSON records are escaped by JSON itself).
  */
 import type { Writable } from "node:stream";
+import { printable } from "../printable.ts";
 
 /** The `type` of every `--json` record (documented in client/cli/README.md). */
 export type RecordType =
@@ -55,7 +58,7 @@ export class Output {
   line(text: string): void {
     if (this.json) return;
     this.#close();
-    this.#write(`${text}\n`);
+    this.#write(`${printable(text, { keepNewlines: true })}\n`);
   }
 
   /** Streams `text` on the line of `key`; a different key starts a new line with `prefix`. */
@@ -63,10 +66,10 @@ export class Output {
     if (this.json) return;
     if (this.#inline !== key) {
       this.#close();
-      this.#write(prefix);
+      this.#write(printable(prefix));
       this.#inline = key;
     }
-    this.#write(text);
+    this.#write(printable(text, { keepNewlines: true }));
   }
 
   /** Ends the token stream of `key` (if it is the open one). */
@@ -77,13 +80,13 @@ export class Output {
   /** Progress and status for people, on stderr (also in --json mode). */
   status(text: string): void {
     this.#close();
-    this.streams.stderr.write(`${text}\n`);
+    this.streams.stderr.write(`${printable(text, { keepNewlines: true })}\n`);
   }
 
   error(message: string, code?: string): void {
     if (this.json) this.#write(`${JSON.stringify({ type: "error", ...(code === undefined ? {} : { code }), message })}\n`);
     this.#close();
-    this.streams.stderr.write(`error: ${message}\n`);
+    this.streams.stderr.write(`error: ${printable(message, { keepNewlines: true })}\n`);
   }
 
   /** Resolves once stdout has flushed (before process.exit). */

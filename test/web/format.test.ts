@@ -4,6 +4,7 @@
  * call, any other payload as its fields in words — never raw JSON.
  */
 import { describe, expect, it } from "vitest";
+import { peopleOf } from "../../client/web/src/components/people.tsx";
 import { summarize, words } from "../../client/web/src/format.ts";
 import { REVIEW_DRAFT } from "../../hub/index.ts";
 
@@ -54,5 +55,12 @@ describe("words", () => {
     expect(words("send_email")).toBe("Send email");
     expect(words("needsApproval")).toBe("Needs approval");
     expect(words("review")).toBe("Review");
+  });
+});
+
+describe("what the page prints from others is escaped", () => {
+  it("control and bidi characters in a payload or a presence name show as escapes", () => {
+    expect(summarize("Approve \u202etxt.exe\u001b[31m?")).toBe("Approve \\u202etxt.exe\\x1b[31m?");
+    expect(peopleOf([{ clientId: 1, state: { user: { sub: "eve", name: "Eve\u202e\u0007" } } }])).toEqual([{ sub: "eve", name: "Eve\\u202e\\x07" }]);
   });
 });

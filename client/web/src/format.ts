@@ -3,6 +3,7 @@
  * ("3 s ago"), countdowns ("in 4 min"), durations, and names from actors.
  */
 import { isRecord } from "../../../hub/protocol/index.ts";
+import { printable } from "../../index.ts";
 
 
 /** Fields that say what is asked, in the order a summary prefers them. */
@@ -15,7 +16,8 @@ const PERSON_FIELDS = ["who", "reviewer", "assignee", "user", "author", "owner"]
 const QUIET_FIELDS = new Set(["review", "kind", "type", "id", "config"]);
 
 function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  // Control and bidi characters of an agent's payload are shown, not obeyed (they could reorder the line).
+  const flat = printable(text.replace(/\s+/g, " ").trim());
   if (flat.length <= max) return flat;
   const cut = flat.slice(0, max - 1);
   // End on a whole word unless that throws away much of the line.

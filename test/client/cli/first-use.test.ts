@@ -8,7 +8,9 @@
  */
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { SECRET, cli, startTestHub } from "./harness.ts";
+import { HubClient, HubClientError } from "../../../client/index.ts";
+import { mintToken } from "../../../hub/index.ts";
+import { SECRET, cli, createThread, startTestHub } from "./harness.ts";
 
 describe("first use of watch, review and token", { timeout: 90_000 }, () => {
   it("watch and review --thread on a thread that never ran say so, exit 1, and create nothing", async () => {
@@ -66,5 +68,28 @@ describe("first use of watch, review and token", { timeout: 90_000 }, () => {
     const none = cli(["token", "--sub", "ada"], env);
     await none.expectExit(0);
     expect(none.stderr).toContain("note: without a role this token can connect but not watch, review or start runs");
+  });
+
+  it("watch prints other people's names escaped; the hub refuses a label with a terminal escape", async () => {
+    const hub = await startTestHub({ jwtSecret: SECRET });
+    const ada = await mintToken({ sub: "ada", name: "Ada", roles: ["operator"] }, SECRET);
+    const eve = await mintToken({ sub: "eve", name: "Eve\u001b[2K\rAda (admin)", roles: ["observer"] }, SECRET);
+    await createThread(hub.url, "th-esc", ada);
+    const watch = cli(["watch", "th-esc", "--url", hub.url, "--token", ada]);
+    await watch.waitFor("watching now: you (nobody else)");
+    const client = new HubClient({ url: hub.url, token: eve, reconnect: false });
+    const thread = client.thread("th-esc");
+    await thread.subscribe(["lifecycle"]);
+    const refused = await thread.setPresence({ label: "\u001b[1A\u001b[2Kwatching now: you" }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(HubClientError);
+    expect((refused as HubClientError).code).toBe("invalid_argument");
+    await thread.setPresence({ label: "phone" });
+    const line = await watch.waitFor("watching now: you, Eve");
+    expect(line).toBe("watching now: you, Eve\\x1b[2K\\rAda (admin) [phone]");
+    expect(watch.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    await thread.close();
+    client.close();
+    watch.signal("SIGINT");
+    await watch.expectExit(130);
   });
 });

@@ -3,7 +3,7 @@
  * the hub), and an actor's name.
  */
 import type { ReactNode } from "react";
-import type { PresenceEntry } from "../../../index.ts";
+import { printable, type PresenceEntry } from "../../../index.ts";
 import { hueOf, initials } from "../format.ts";
 
 export interface Person {
@@ -20,7 +20,8 @@ export function peopleOf(entries: readonly PresenceEntry[], where?: (state: Reco
     if (typeof user !== "object" || user === null) continue;
     const sub: unknown = Reflect.get(user, "sub");
     const name: unknown = Reflect.get(user, "name");
-    if (typeof sub === "string" && !seen.has(sub)) seen.set(sub, { sub, name: typeof name === "string" ? name : sub });
+    // A display name comes from a token: its control and bidi characters are shown escaped, not obeyed.
+    if (typeof sub === "string" && !seen.has(sub)) seen.set(sub, { sub, name: printable(typeof name === "string" ? name : sub) });
   }
   return [...seen.values()];
 }
