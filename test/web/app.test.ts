@@ -118,10 +118,13 @@ describe.skipIf(!hasChromium())("the web app in Chromium", { timeout: 60_000 }, 
     const hub = await hubWith({ jwtSecret: SECRET, tokenDelayMs: 25 });
     const watcher = await person(signInLink(hub.url, await token("u_obi", "Obi", ["observer"])));
     await watcher.getByText("review items go to reviewers").waitFor(UI);
+    // An observer creates no thread by watching: the operator's app made it (POST /threads).
+    const oliveToken = await token("u_olive", "Olive", ["operator", "observer"]);
+    expect((await fetch(`${hub.url}/threads`, { method: "POST", headers: { authorization: `Bearer ${oliveToken}`, "content-type": "application/json" }, body: JSON.stringify({ thread_id: "watched-1" }) })).status).toBe(201);
     await watcher.goto(`${hub.url}/#/threads/watched-1`);
     await watcher.getByRole("heading", { name: "Messages" }).waitFor(UI);
 
-    const operator = sdk(hub, await token("u_olive", "Olive", ["operator", "observer"]));
+    const operator = sdk(hub, oliveToken);
     const thread = operator.thread("watched-1");
     await thread.run("review", { topic: "the launch" });
 

@@ -19,7 +19,10 @@ const DURATION = /^\d+ ms$|^\d+\.\d+ s$/;
 describe.skipIf(!hasChromium())("the run view in Chromium", { timeout: 90_000 }, () => {
   it("a subgraph: its nodes nest under the parent's node with durations, its message streams, the private channel never shows", async () => {
     const hub = await h.hub({ tokenDelayMs: 20 });
-    const olive = h.sdk(hub, await token("u_olive", "Olive", ["operator", "observer"]));
+    const oliveToken = await token("u_olive", "Olive", ["operator", "observer"]);
+    const olive = h.sdk(hub, oliveToken);
+    // A reviewer creates no thread by watching: the operator made it first.
+    expect((await fetch(`${hub.url}/threads`, { method: "POST", headers: { authorization: `Bearer ${oliveToken}`, "content-type": "application/json" }, body: JSON.stringify({ thread_id: "nest-1" }) })).status).toBe(201);
     const ada = await h.person(hub, "u_ada", "Ada", ["reviewer", "observer"], { route: "#/threads/nest-1" });
     await ada.getByRole("heading", { name: "Timeline" }).waitFor(UI);
     await olive.thread("nest-1").run("nested", {});
