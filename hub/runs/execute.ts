@@ -109,7 +109,7 @@ export async function executeRun(plan: RunPlan, log: ThreadLog, signal: AbortSig
       },
     ]);
   }
-  const projector = createProjector({ threadId, runId, graphName: assistant.id });
+  const projector = createProjector({ threadId, runId, graphName: assistant.id, signal });
   publish(projector.start());
   const input = plan.resume
     ? new Command({

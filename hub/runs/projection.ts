@@ -16,6 +16,11 @@ export interface ProjectorOptions {
   now?: () => number;
   /** `graph_name` of the root's lifecycle events (the assistant's graph). */
   graphName?: string;
+  /**
+   * The run's abort signal: a task that fails once it fired was cancelled with the run, and
+   * its open messages end `run_cancelled` (PROTOCOL.md, run.cancel), not `task_failed`.
+   */
+  signal?: AbortSignal;
 }
 
 export interface RunOutcome {
@@ -215,14 +220,20 @@ export function createProjector(options: ProjectorOptions): Projector {
     }
     tasks.delete(data.id);
     const failed = data.error !== null;
-    const end: MessageEnd = failed ? { kind: "error", message: data.error ?? "task failed", code: "task_failed" } : { kind: "finish" };
+    const cancelled = failed && options.signal?.aborted === true;
+    const reason: unknown = options.signal?.reason;
+    const end: MessageEnd = cancelled
+      ? { kind: "error", message: reason instanceof Error ? reason.message : "run cancelled", code: "run_cancelled" }
+      : failed
+        ? { kind: "error", message: data.error ?? "task failed", code: "task_failed" }
+        : { kind: "finish" };
     pushMessages(messages.endTask(ns, data.id, end), out);
     for (const interrupt of data.interrupts) askInterrupt(ns, interrupt.id, interrupt.value, data.name, out);
     out.push({ ...head(), method: "tasks", params: params(ns, { ...data }, data.name) });
     // A subgraph run as this task ends with it.
     const child = [...ns, `${data.name}:${data.id}`];
     if (namespaces.has(keyOf(child))) {
-      const status = failed ? "failed" : data.interrupts.length > 0 ? "interrupted" : "completed";
+      const status = cancelled ? "cancelled" : failed ? "failed" : data.interrupts.length > 0 ? "interrupted" : "completed";
       endSubtree(child, status, data.error ?? undefined, out);
     }
   };
@@ -275,7 +286,8 @@ export function createProjector(options: ProjectorOptions): Projector {
         const { config, parentConfig, metadata } = part.data;
         const step = typeof metadata["step"] === "number" ? metadata["step"] : -1;
         const source = isCheckpointSource(metadata["source"]) ? metadata["source"] : "loop";
-        const data = { id: config.checkpointId, step, source, ...(parentConfig ? { parent_id: parentConfig.checkpointId } : {}) };
+        // The spec's `parent_id?`: absent only on a thread's first checkpoint, which follows none.
+        const data = { id: config.checkpointId, ...(parentConfig ? { parent_id: parentConfig.checkpointId } : {}), step, source };
         out.push({ ...head(), method: "checkpoints", params: params(ns, data) });
         return;
       }
