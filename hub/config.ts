@@ -11,7 +11,7 @@ import type { EventTransformer } from "./threads/index.ts";
 import { MIN_SECRET_BYTES } from "./auth/jwt.ts";
 import { ConfigError, checkConfig, hubConfigSchema, isOrigin, type limitsSchema } from "./config-schema.ts";
 import { CLUSTER_ENV_VARS, clusterFromEnv, type ClusterConfig } from "./cluster-config.ts";
-import { consoleLogger, type Logger } from "./logger.ts";
+import { jsonLogger, type Logger } from "./logger.ts";
 
 export interface HubLimits {
   /** Largest inbound command frame; bigger ones get `payload_too_large` (the connection lives). */
@@ -122,7 +122,7 @@ export const LIMITS_MATCH_SCHEMA: [keyof SchemaLimits] extends [keyof HubLimits]
 type SchemaKeys = keyof z.infer<typeof hubConfigSchema>;
 export const CONFIG_MATCHES_SCHEMA: [SchemaKeys] extends [keyof HubConfig] ? ([keyof HubConfig] extends [SchemaKeys] ? true : never) : never = true;
 
-export { consoleLogger, silentLogger, type Logger } from "./logger.ts";
+export { consoleLogger, jsonLogger, silentLogger, type LogFields, type Logger } from "./logger.ts";
 export { ConfigError, type ConfigErrorCode } from "./config-schema.ts";
 
 /** Loopback interfaces: the only ones the hub binds without a warning. */
@@ -195,7 +195,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): HubConfig {
     dataDir: e.SWITCHBOARD_DATA_DIR === undefined || e.SWITCHBOARD_DATA_DIR === "" ? "./data" : e.SWITCHBOARD_DATA_DIR,
     jwtSecret: secret,
     ...(origins.length > 0 ? { allowedOrigins: origins } : {}),
-    logger: consoleLogger,
+    logger: jsonLogger(),
   };
   const delay = demoDelayFromEnv(e.SWITCHBOARD_DEMO_TOKEN_DELAY_MS);
   if (delay !== undefined) config.demoTokenDelayMs = delay;

@@ -124,6 +124,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     metrics,
     nodeId,
     onError: (error, context) => logger.error(`${context}: ${String(error)}`),
+    logger,
     async originOf(threadId, interruptId) {
       const item = await storage.reviews.getItem(interruptId);
       return item && item.threadId === threadId ? { namespace: item.namespace, node: item.node } : undefined;

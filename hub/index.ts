@@ -3,7 +3,7 @@ export { createHub, startHub, type Hub } from "./hub.ts";
 export type { HubCounters, HubStats } from "./metrics.ts";
 export type { PresenceCounts } from "./presence/index.ts";
 export { DataDirInUseError } from "./storage/index.ts";
-export { ConfigError, DEFAULT_LIMITS, HUB_ENV_VARS, configFromEnv, consoleLogger, silentLogger, validateConfig } from "./config.ts";
+export { ConfigError, DEFAULT_LIMITS, HUB_ENV_VARS, configFromEnv, consoleLogger, jsonLogger, silentLogger, validateConfig } from "./config.ts";
 export type { ConfigErrorCode, HubConfig, HubLimits, JwksConfig, Logger } from "./config.ts";
 export { AssistantRegistry } from "./runs/assistants.ts";
 export type { Assistant, AssistantFactory, AssistantGraph } from "./runs/assistants.ts";

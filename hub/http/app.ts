@@ -71,6 +71,10 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
 
   app.use("*", async (c, next) => {
     const result = await principalOf(services.auth, c.req.raw.headers, new URL(c.req.url));
+    if (!result.ok) {
+      // The path without its query (?access_token= carries a token), the status and the reason: never the credential.
+      services.logger.warn(`refused ${c.req.method} ${new URL(c.req.url).pathname}: ${result.message}`, { event: "auth.refused", transport: "http", method: c.req.method, path: new URL(c.req.url).pathname, status: result.status, code: result.code, reason: result.message });
+    }
     if (!result.ok) return c.json({ error: result.code, message: result.message }, result.status, result.status === 401 ? { "www-authenticate": 'Bearer error="invalid_token"' } : {});
     c.set("principal", result.principal);
     await next();

@@ -78,6 +78,7 @@ export function openSseStream(options: SseStreamOptions): { body: ReadableStream
     // desiredSize = soft bound - queued bytes: negative once the reader lags.
     if (slow.tooSlow(controller.desiredSize)) {
       metrics.slowConsumersTerminated++;
+      services.logger.warn(`dropped a slow SSE reader of thread ${log.threadId}`, { event: "slow_consumer.dropped", transport: "sse", thread_id: log.threadId, pending_bytes: limits.sendSoftBytes - (controller.desiredSize ?? 0) });
       cleanup();
       // Dropping the connection cancels the stream quietly; erroring it would be logged as a failure.
       if (options.terminate) options.terminate();

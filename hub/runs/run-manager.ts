@@ -9,6 +9,7 @@ import type { Checkpointer } from "../../engine/index.ts";
 import type { Assistant, AssistantRegistry } from "./assistants.ts";
 import { canPerform, type Principal } from "../auth/index.ts";
 import type { HubMetrics } from "../metrics.ts";
+import type { Logger } from "../logger.ts";
 import { SwitchboardError, assertNever, type ProtocolEvent } from "../protocol/index.ts";
 import { HubRecordExistsError } from "./records.ts";
 import { type HubStore, type MultitaskStrategy, type RunRecord, type ThreadRecord, type ThreadStatus } from "./store.ts";
@@ -46,6 +47,8 @@ export interface RunManagerOptions {
   /** This node's name, stamped on the runs it runs (`node_id`). */
   nodeId: string;
   onError?: (error: unknown, context: string) => void;
+  /** Run start and end (ids, status, duration, the error's message): never input or answers. */
+  logger?: Logger;
   /**
    * Where a pending interrupt was asked (its namespace and node), as first
    * published: the checkpoint alone cannot say for one raised inside a subgraph.
@@ -489,6 +492,9 @@ export class RunManager {
   async #run(thread: ThreadRecord, plan: RunPlan, log: ThreadLog, active: ActiveRun, info: RunInfo): Promise<ExecutionResult> {
     let result: ExecutionResult;
     const observer = this.#observer;
+    const startedAt = Date.now();
+    const ids = { run_id: plan.runId, thread_id: thread.threadId, tenant: thread.tenant, assistant_id: plan.assistant.id };
+    this.#o.logger?.info(`run ${plan.runId} started`, { event: "run.started", ...ids, started_by: info.startedBy, resume: plan.resume !== undefined });
     try {
       result = await executeRun(plan, log, active.controller.signal, this.#o.metrics, observer && ((events) => observer.asking(info, events)));
     } catch (error) {
@@ -513,6 +519,10 @@ export class RunManager {
     try {
       const status = result.abort === "shutdown" ? "abandoned" : result.outcome.status;
       await this.#finish(plan.runId, { status, error: result.outcome.error ?? null });
+      const ended = { event: "run.ended", ...ids, status, duration_ms: Date.now() - startedAt };
+      // A failure's message is the node's error, cut short; the run's input and state are never logged.
+      if (status === "failed") this.#o.logger?.warn(`run ${plan.runId} failed`, { ...ended, error: (result.outcome.error ?? "").slice(0, 300) });
+      else this.#o.logger?.info(`run ${plan.runId} ${status}`, ended);
       const threadStatus: ThreadStatus =
         result.pending === null ? "error" : result.pending.size > 0 ? "interrupted" : result.outcome.status === "failed" ? "error" : "idle";
       await this.#o.store.updateThread(thread.threadId, { status: threadStatus });

@@ -117,18 +117,24 @@ function sameBlock(a: DeltaEvent, b: DeltaEvent): boolean {
   );
 }
 
+/** Who owns the outbox: closed with it, and told (to log it) when its reader was too slow. */
+export interface OutboxOwner {
+  close(): void;
+  slowConsumer?(pendingBytes: number): void;
+}
+
 export class Outbox {
   readonly #port: SocketPort;
   readonly #limits: OutboxLimits;
   readonly #metrics: HubMetrics;
   /** Told when a bound cuts the connection (the session, which closes itself). */
-  readonly #owner: { close(): void };
+  readonly #owner: OutboxOwner;
   #queue: Queued[] = [];
   #queuedBytes = 0;
   #timer: NodeJS.Timeout | undefined;
   #dead = false;
 
-  constructor(port: SocketPort, limits: OutboxLimits, metrics: HubMetrics, owner: { close(): void }) {
+  constructor(port: SocketPort, limits: OutboxLimits, metrics: HubMetrics, owner: OutboxOwner) {
     this.#port = port;
     this.#limits = limits;
     this.#metrics = metrics;
@@ -235,6 +241,7 @@ export class Outbox {
 
   #terminate(): void {
     this.#metrics.slowConsumersTerminated++;
+    this.#owner.slowConsumer?.(this.#queuedBytes + this.#port.bufferedAmount);
     this.dispose();
     this.#port.terminate();
     this.#owner.close();

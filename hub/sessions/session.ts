@@ -386,6 +386,18 @@ export class Session implements SubscriptionHost {
   }
 
   /** The socket closed (or was terminated): drop every subscription. Idempotent. */
+  /** The outbox dropped this connection: its reader fell behind the hard bound. Who and how far, never what. */
+  slowConsumer(pendingBytes: number): void {
+    this.#services.logger.warn(`dropped a slow consumer (${pendingBytes} bytes pending)`, {
+      event: "slow_consumer.dropped",
+      transport: "websocket",
+      sub: this.#principal.sub,
+      tenant: this.#principal.tenant,
+      thread_id: this.#threadId ?? null,
+      pending_bytes: pendingBytes,
+    });
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;

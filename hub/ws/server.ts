@@ -159,9 +159,18 @@ export function attachWebSockets(server: Server, services: HubServices, authRefu
     const foreign = checkOrigin(req.headers, services.origins);
     if (foreign) return deny(foreign.status, foreign.code, foreign.message);
     const auth = await principalOf(services.auth, req.headers, url);
-    if (!auth.ok) return deny(auth.status, auth.code, auth.message);
+    // What was refused and why, never the credential (url.pathname drops ?access_token=).
+    const refusedLog = (status: number, code: string, reason: string): void =>
+      logger.warn(`refused WebSocket ${url.pathname}: ${reason}`, { event: "auth.refused", transport: "websocket", path: url.pathname, status, code, reason });
+    if (!auth.ok) {
+      refusedLog(auth.status, auth.code, auth.message);
+      return deny(auth.status, auth.code, auth.message);
+    }
     const denied: AuthFailure | undefined = checkPermission(auth.principal, "read");
-    if (denied) return deny(denied.status, denied.code, denied.message);
+    if (denied) {
+      refusedLog(denied.status, denied.code, denied.message);
+      return deny(denied.status, denied.code, denied.message);
+    }
     if (threadId !== undefined) {
       try {
         // Lazily created: the SDK names threads on the client side.
