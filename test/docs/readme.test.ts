@@ -17,7 +17,7 @@ function block(marker: string): string {
 }
 
 it("the engine example is engine/examples/review.ts (with the package import path)", () => {
-  expect(block("example:engine")).toBe(read("engine/examples/review.ts").replace('from "../index.ts"', 'from "./engine/index.ts"'));
+  expect(block("example:engine")).toBe(read("engine/examples/review.ts").replace('from "../index.ts"', 'from "switchboard/engine"'));
 });
 
 it("the LangGraph SDK example is client/examples/langgraph-sdk.ts, and it runs against the real hub", async () => {
@@ -53,3 +53,30 @@ it("the engine example runs as the README says (npx tsx engine/examples/review.t
   expect(stdout).toContain("finalized (approve)");
   expect(stdout).toContain("decision: 'approve'");
 }, 90_000);
+
+it("links only to files inside the repository, and every one exists (README.md, docs/*.md)", async () => {
+  const { existsSync, readdirSync } = await import("node:fs");
+  const { dirname, join, relative, resolve } = await import("node:path");
+  const root = fileURLToPath(new URL("../..", import.meta.url));
+  const files = ["README.md", "client/README.md", "client/cli/README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+  const bad: string[] = [];
+  for (const file of files) {
+    const text = read(file);
+    const targets = [...text.matchAll(/\]\(([^)\s]+)\)|src="([^"]+)"|`(\.\.\/[^`\s]+)`/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? "");
+    for (const target of targets) {
+      if (/^(https?:|mailto:|#)/.test(target)) continue;
+      const path = resolve(dirname(join(root, file)), target.split("#")[0] ?? "");
+      if (relative(root, path).startsWith("..") || !existsSync(path)) bad.push(`${file}: ${target}`);
+    }
+  }
+  expect(bad).toEqual([]);
+});
+
+it("says how to point the CLI at a hub on another port (SWITCHBOARD_URL), and what a source build of better-sqlite3 needs", async () => {
+  const { hubTarget } = await import("../../client/cli/args.ts");
+  expect(hubTarget({}, { SWITCHBOARD_URL: "http://127.0.0.1:8790" }).url).toBe("http://127.0.0.1:8790");
+  const quickStart = readme.slice(readme.indexOf("## Quick start"), readme.indexOf("## From code"));
+  expect(quickStart).toMatch(/SWITCHBOARD_URL/);
+  const setUp = readme.slice(readme.indexOf("## Set-up"), readme.indexOf("## The web app"));
+  for (const tool of ["python3", "make", "g++", "better-sqlite3"]) expect(setUp).toContain(tool);
+});
