@@ -68,7 +68,7 @@ describe("npm start", () => {
 
   it("binds 127.0.0.1 by default and prints the port it really got", async () => {
     const hub = await run({});
-    const ready = await hub.waitFor(/listening on/);
+    const ready = await hub.waitFor(/listening on http:/);
     expect(ready).toMatch(/listening on http:\/\/127\.0\.0\.1:(\d+) /);
     expect(ready).not.toContain(":0 ");
     expect(await (await fetch(`${hub.url}/health`)).json()).toMatchObject({ ok: true, auth: "open" });
@@ -77,7 +77,7 @@ describe("npm start", () => {
 
   it("an explicit HOST widens the bind, prints it and warns loudly", async () => {
     const hub = await run({ HOST: "0.0.0.0" });
-    expect(await hub.waitFor(/listening on/)).toMatch(/listening on http:\/\/0\.0\.0\.0:\d+ \(all interfaces\)/);
+    expect(await hub.waitFor(/listening on http:/)).toMatch(/listening on http:\/\/0\.0\.0\.0:\d+ \(all interfaces\)/);
     expect(await hub.waitFor(/reachable from other machines/)).toMatch(/!!! listening on 0\.0\.0\.0: reachable from other machines IN OPEN DEV MODE/);
     if (lanAddress) expect(await reachable(`http://${lanAddress}:${new URL(hub.url).port}/health`)).toBe(true);
   });
