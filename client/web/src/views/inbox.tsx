@@ -184,7 +184,8 @@ export function InboxView({ queue }: { queue: QueueHandle }): ReactNode {
       if (r.at !== undefined && now - r.at > RESOLVED_VISIBLE_MS) continue;
       done.push(cached(r, rowOfResolved));
     }
-    const all = [...open, ...done.filter((d) => !open.some((o) => o.key === d.key))];
+    const openKeys = new Set(open.map((o) => o.key));
+    const all = [...open, ...done.filter((d) => !openKeys.has(d.key))];
     const filtered = all.filter((r) => (queueFilter === "" || r.queue === queueFilter) && (assistantFilter === "" || r.assistant === assistantFilter));
     const time = (r: Row) => r.requestedAt ?? 0;
     const sorters: Record<Sort, (a: Row, b: Row) => number> = {
