@@ -301,7 +301,7 @@ console.log(`\n▶ web-big-inbox: ${BIG} open items`);
   const idleYoung = await idle();
   log(`idle with ${open} rows, ages under a minute: main thread busy ${ms(idleYoung)} per second`);
   /** UPDATES new questions, then UPDATES answers elsewhere, one at a time, into the open tab. */
-  const updates = async (): Promise<{ arrive: number[]; answered: number[] }> => {
+  const updates = async (): Promise<{ arrive: number[]; answered: number[]; hubToDone: number[] }> => {
     const arrive: number[] = [];
     for (let i = 0; i < UPDATES; i++) {
       const id = await ask();
@@ -310,14 +310,16 @@ console.log(`\n▶ web-big-inbox: ${BIG} open items`);
       arrive.push((b.painted[id] ?? Number.NaN) - (requestedAt.get(id) ?? Number.NaN));
     }
     const answered: number[] = [];
+    const hubToDone: number[] = [];
     const shown = await read(page);
     const targets = otherQueue.items.filter((i) => i.interrupt_id in shown.rows && !(i.interrupt_id in shown.done)).slice(0, UPDATES).map((i) => i.interrupt_id);
     for (const id of targets) {
       const sent = await answerElsewhere(id);
       const done = await waitFor("row marked", async () => (await read(page)).done[id]);
       answered.push(done - sent);
+      hubToDone.push(done - (answeredAt.get(id) ?? Number.NaN));
     }
-    return { arrive, answered };
+    return { arrive, answered, hubToDone };
   };
   const young = await updates();
   log(`with ${open} rows, ages under a minute: new question visible ${dist(young.arrive)}; answered elsewhere marked ${dist(young.answered)}`);
@@ -331,9 +333,11 @@ console.log(`\n▶ web-big-inbox: ${BIG} open items`);
   results.push(
     { metric: `inbox showing ${open} items asked over a minute ago: one new question, input.requested leaves the hub → its row visible`, value: dist(old.arrive) },
     { metric: `inbox showing ${open} items asked over a minute ago: one item answered elsewhere, input.respond sent → its row marked answered`, value: dist(old.answered) },
+    { metric: "… of which: input.answered leaves the hub → the row is marked", value: dist(old.hubToDone) },
     { metric: `inbox showing ${open} items asked over a minute ago, idle: main-thread CPU time per second`, value: ms(idleOld) },
     { metric: `inbox showing ${open} items all asked under a minute ago (every age text changes each second): one new question → its row visible`, value: dist(young.arrive) },
     { metric: `… one item answered elsewhere → its row marked answered`, value: dist(young.answered) },
+    { metric: "… of which: input.answered leaves the hub → the row is marked", value: dist(young.hubToDone) },
     { metric: `… idle: main-thread CPU time per second`, value: ms(idleYoung) },
   );
   await context.close();
