@@ -230,6 +230,8 @@ export class PostgresSaver implements Checkpointer {
       return;
     }
     const client = await this.pool.connect();
+    // Lost while checked out, the connection emits 'error' on the client: without a listener that is an uncaught exception.
+    client.on("error", ignoreLostConnection);
     try {
       await client.query("BEGIN");
       await guard(threadId, (text, values) => client.query(text, values));
@@ -239,6 +241,7 @@ export class PostgresSaver implements Checkpointer {
       await client.query("ROLLBACK").catch(() => {});
       throw error;
     } finally {
+      client.off("error", ignoreLostConnection);
       client.release();
     }
   }
@@ -327,3 +330,6 @@ function toTuple(threadId: string, row: CheckpointRow): CheckpointTuple {
   }
   return tuple;
 }
+
+/** The query under way (or the next one) fails with the cause; the pool drops the broken client on release. */
+function ignoreLostConnection(): void {}

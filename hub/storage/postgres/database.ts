@@ -49,6 +49,8 @@ export class PostgresDatabase {
   /** Runs `fn` in one transaction on one connection; rolls back when it throws. */
   async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // Lost while checked out, the connection emits 'error' on the client: without a listener that is an uncaught exception.
+    client.on("error", ignoreLostConnection);
     try {
       await client.query("BEGIN");
       const out = await fn(client);
@@ -58,6 +60,7 @@ export class PostgresDatabase {
       await client.query("ROLLBACK").catch(() => {});
       throw error;
     } finally {
+      client.off("error", ignoreLostConnection);
       client.release();
     }
   }
@@ -75,3 +78,6 @@ export const UNIQUE_VIOLATION = "23505";
 export function isUniqueViolation(error: unknown): boolean {
   return error instanceof pg.DatabaseError && error.code === UNIQUE_VIOLATION;
 }
+
+/** The query under way (or the next one) fails with the cause; the pool drops the broken client on release. */
+function ignoreLostConnection(): void {}

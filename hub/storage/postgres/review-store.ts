@@ -287,6 +287,8 @@ export class PostgresReviewStore implements ReviewStore {
 
   async deleteForThread(threadId: string): Promise<number> {
     const client = await this.#db.pool.connect();
+    // Lost while checked out, the connection emits 'error' on the client: without a listener that is an uncaught exception.
+    client.on("error", ignoreLostConnection);
     try {
       await client.query("BEGIN");
       await client.query(`DELETE FROM ${this.#audit} WHERE interrupt_id IN (SELECT interrupt_id FROM ${this.#items} WHERE thread_id = $1)`, [threadId]);
@@ -297,6 +299,7 @@ export class PostgresReviewStore implements ReviewStore {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     } finally {
+      client.off("error", ignoreLostConnection);
       client.release();
     }
   }
@@ -351,3 +354,6 @@ export class PostgresReviewStore implements ReviewStore {
   /** The database is the node's, shared by every store: nothing to close here. */
   async close(): Promise<void> {}
 }
+
+/** The query under way (or the next one) fails with the cause; the pool drops the broken client on release. */
+function ignoreLostConnection(): void {}

@@ -91,7 +91,7 @@ describeWith("DATABASE_URL", "faults of the services several nodes share", (data
     const [hub] = await nodes(1, { redisUrl: machineRedis, databaseUrl: proxy.rewrite(databaseUrl) }, 0);
     const socket = await open(hub!, "t-pg");
     await socket.request("run.start", { assistant_id: "review", input: { topic: "before" } });
-    await socket.waitForEvent(isRootLifecycle("interrupted"));
+    await socket.waitForEvent(isRootLifecycle("interrupted"), "the first run's question (before the cut)");
     const [interruptId] = interruptIdsOf(socket.events);
     const created = await fetch(`${hub!.url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ thread_id: "t-pg2" }) });
     expect(created.ok).toBe(true);
@@ -116,9 +116,9 @@ describeWith("DATABASE_URL", "faults of the services several nodes share", (data
     expect(await (await fetch(`${hub!.url}/reviews/${interruptId}`)).json()).toMatchObject({ status: "open" });
     // And the same commands now succeed.
     expect(await socket.request("input.respond", { namespace: [], interrupt_id: interruptId, response: "after" })).toMatchObject({ type: "success" });
-    await socket.waitForEvent(isRootLifecycle("completed"));
+    await socket.waitForEvent(isRootLifecycle("completed"), "the resumed run's end (after the restore)");
     expect(await other.request("run.start", { assistant_id: "review", input: { topic: "after" } })).toMatchObject({ type: "success" });
-    await other.waitForEvent(isRootLifecycle("interrupted"));
+    await other.waitForEvent(isRootLifecycle("interrupted"), "the new run's question (after the restore)");
   });
 
   it("SIGTERM: the node hands its run over at once, long before its lease would lapse", { timeout: 120_000 }, async () => {
