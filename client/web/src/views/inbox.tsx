@@ -6,7 +6,7 @@
  * who and when. Filters (queue, assistant), sorting, and j / k / Enter.
  */
 import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import type { InterruptView, PresenceEntry, QueueHandle, ResolvedInterrupt } from "../../../index.ts";
+import { printable, type InterruptView, type PresenceEntry, type QueueHandle, type ResolvedInterrupt } from "../../../index.ts";
 import { Avatars, peopleOf, type Person } from "../components/people.tsx";
 import { StatusPill } from "../components/status.tsx";
 import { ago, countdown, shortId, summarize } from "../format.ts";
@@ -76,7 +76,7 @@ function outcomeText(r: ResolvedInterrupt, now: number): string {
   const when = ago(r.at, now);
   switch (r.outcome) {
     case "answered":
-      return `answered by ${r.answered_by?.name ?? "someone"}${when ? ` · ${when}` : ""}`;
+      return `answered by ${printable(r.answered_by?.name ?? "someone")}${when ? ` · ${when}` : ""}`;
     case "expired":
       return `expired${r.action === "default_response" ? " (default answer applied)" : ""}${when ? ` · ${when}` : ""}`;
     case "cancelled":
@@ -133,7 +133,7 @@ const InboxRow = memo(function InboxRow({ row, looking, selected, me }: { row: R
         ) : claimedBy ? (
           <span className="outcome">
             <StatusPill status="claimed" />
-            <span className="small">{claimedBy.sub === me ? "by you" : `by ${claimedBy.name}`}</span>
+            <span className="small">{claimedBy.sub === me ? "by you" : `by ${printable(claimedBy.name)}`}</span>
           </span>
         ) : (
           <StatusPill status="open" />

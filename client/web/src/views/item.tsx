@@ -6,7 +6,7 @@
  * c claim / release, Esc back to the inbox.
  */
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
-import { HubClientError, type QueueHandle } from "../../../index.ts";
+import { printable, HubClientError, type QueueHandle } from "../../../index.ts";
 import type { ReviewRecord } from "../../../../hub/protocol/index.ts";
 import { PayloadView } from "../components/payload.tsx";
 import { Avatars, peopleOf } from "../components/people.tsx";
@@ -179,8 +179,8 @@ export function ItemView({ threadId, interruptId, queue }: { threadId: string; i
         <h1>{payload === undefined ? "Loading…" : summarize(payload, 90)}</h1>
         <div className="meta-row">
           <StatusPill status={status} />
-          {claimedBy && pendingNow && <span>claimed by {claimedByMe ? "you" : claimedBy.name}</span>}
-          {resolved?.outcome === "answered" && <span>answered by {answeredBy?.name ?? "someone"} · {ago(resolved.at, now)}</span>}
+          {claimedBy && pendingNow && <span>claimed by {claimedByMe ? "you" : printable(claimedBy.name)}</span>}
+          {resolved?.outcome === "answered" && <span>answered by {printable(answeredBy?.name ?? "someone")} · {ago(resolved.at, now)}</span>}
           {record?.node && <span className="mono muted">{record.node}</span>}
           {record?.created_at && <span className="muted">asked {ago(record.created_at, now)}</span>}
           {expiresAt !== null && pendingNow && <span className="text-warn">expires {countdown(expiresAt, now)}</span>}
@@ -217,7 +217,7 @@ export function ItemView({ threadId, interruptId, queue }: { threadId: string; i
           )}
           {!pendingNow && !outcome && resolved && (
             <p className="notice notice-ok" role="status">
-              {resolved.outcome === "answered" ? `Answered by ${answeredBy?.name ?? "someone"} ${ago(resolved.at, now)}.` : resolved.outcome === "expired" ? "This item expired." : `Withdrawn: ${resolved.reason ?? "the run ended"}.`}
+              {resolved.outcome === "answered" ? `Answered by ${printable(answeredBy?.name ?? "someone")} ${ago(resolved.at, now)}.` : resolved.outcome === "expired" ? "This item expired." : `Withdrawn: ${resolved.reason ?? "the run ended"}.`}
             </p>
           )}
           {outcome?.kind === "sent" && (
@@ -246,7 +246,7 @@ export function ItemView({ threadId, interruptId, queue }: { threadId: string; i
               {record.audit.map((a, i) => (
                 <li key={`${a.at}-${i}`}>
                   <span className="tl-time">{clockTime(a.at)}</span> <strong>{a.kind.replace("_", " ")}</strong>
-                  {a.by && <> by {a.by.name}</>}
+                  {a.by && <> by {printable(a.by.name)}</>}
                   {a.reason && <span className="muted"> ({a.reason})</span>}
                 </li>
               ))}

@@ -5,7 +5,7 @@
  * watching, and — for operators — start and cancel.
  */
 import { useEffect, useMemo, useState, type ReactNode } from "react";
-import type { AgentTree, MessageView, ResolvedInterrupt } from "../../../index.ts";
+import { printable, type AgentTree, type MessageView, type ResolvedInterrupt } from "../../../index.ts";
 import type { AssistantInfo, ReviewRecord } from "../../../../hub/protocol/index.ts";
 import { JsonTree } from "../components/json-tree.tsx";
 import { Avatars, peopleOf } from "../components/people.tsx";
@@ -88,7 +88,7 @@ function ResolvedQuestion({ item, now }: { item: ResolvedInterrupt; now: number 
         <span>{summarize(item.payload ?? record?.payload, 100)}</span>
       </div>
       <div className="small">
-        {item.outcome === "answered" ? <>answered by <strong>{item.answered_by?.name ?? answer?.answered_by.name ?? "someone"}</strong></> : item.outcome}
+        {item.outcome === "answered" ? <>answered by <strong>{printable(item.answered_by?.name ?? answer?.answered_by.name ?? "someone")}</strong></> : item.outcome}
         {item.at !== undefined && <span className="muted"> · {ago(item.at, now)}</span>}
         {item.reason && <span className="muted"> · {item.reason}</span>}
       </div>
@@ -191,7 +191,7 @@ export function RunView({ threadId }: { threadId: string }): ReactNode {
                   </div>
                   <div className="small muted">
                     {q.node && <span className="mono">{q.node}</span>} asked {ago(q.requested_at, now)}
-                    {q.claimed_by && <> · claimed by {q.claimed_by.name}</>}
+                    {q.claimed_by && <> · claimed by {printable(q.claimed_by.name)}</>}
                   </div>
                   <a className="btn btn-small" href={hrefOf({ view: "item", threadId, interruptId: q.interrupt_id })}>
                     {reviewer ? "Open to answer" : "Open"}
