@@ -52,7 +52,7 @@ function checkRoles(roles: readonly string[]): string[] {
   }
   // Every thread role may watch (hub/auth/principal.ts canPerform): only a token with none of them cannot.
   if (!roles.some((r) => (HUB_ROLES as readonly string[]).includes(r))) {
-    notes.push("without a role this token can connect but not watch, review or start runs (observer = watch, reviewer = watch and answer, operator = watch and start runs, admin = everything)");
+    notes.push("without one of the hub's roles this token can connect but not watch, review or start runs (observer = watch, reviewer = watch and answer, operator = watch and start runs, admin = everything)");
   }
   return notes;
 }

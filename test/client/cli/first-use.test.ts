@@ -67,7 +67,7 @@ describe("first use of watch, review and token", { timeout: 90_000 }, () => {
 
     const none = cli(["token", "--sub", "ada"], env);
     await none.expectExit(0);
-    expect(none.stderr).toContain("note: without a role this token can connect but not watch, review or start runs");
+    expect(none.stderr).toContain("note: without one of the hub's roles this token can connect but not watch, review or start runs");
   });
 
   it("watch prints other people's names escaped; the hub refuses a label with a terminal escape", async () => {
