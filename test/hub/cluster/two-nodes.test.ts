@@ -85,8 +85,9 @@ describeWith("DATABASE_URL", "two hub nodes on one Postgres and one Redis", (dat
     // The draft is streaming on node-0 when it shuts down; every node names node-0 as its owner.
     await onB.waitForEvent((e) => e.method === "messages");
     for (const node of [a!, b!]) {
-      expect(await getJson(`${node.url}/threads/t2`)).toMatchObject({ status: "busy", run: { run_id: runId, status: "running", node_id: "node-0" } });
-      expect(await getJson(`${node.url}/threads/t2/runs/${String(runId)}`)).toMatchObject({ run_id: runId, status: "running", node_id: "node-0" });
+      // (Not its status: on a busy machine the short draft may be done by now.)
+      expect(await getJson(`${node.url}/threads/t2`)).toMatchObject({ run: { run_id: runId, node_id: "node-0" } });
+      expect(await getJson(`${node.url}/threads/t2/runs/${String(runId)}`)).toMatchObject({ run_id: runId, node_id: "node-0" });
     }
     await onA.close();
     await a!.close();
