@@ -333,11 +333,9 @@ console.log(`\n▶ web-big-inbox: ${BIG} open items`);
   results.push(
     { metric: `inbox showing ${open} items asked over a minute ago: one new question, input.requested leaves the hub → its row visible`, value: dist(old.arrive) },
     { metric: `inbox showing ${open} items asked over a minute ago: one item answered elsewhere, input.respond sent → its row marked answered`, value: dist(old.answered) },
-    { metric: "… of which: input.answered leaves the hub → the row is marked", value: dist(old.hubToDone) },
     { metric: `inbox showing ${open} items asked over a minute ago, idle: main-thread CPU time per second`, value: ms(idleOld) },
     { metric: `inbox showing ${open} items all asked under a minute ago (every age text changes each second): one new question → its row visible`, value: dist(young.arrive) },
     { metric: `… one item answered elsewhere → its row marked answered`, value: dist(young.answered) },
-    { metric: "… of which: input.answered leaves the hub → the row is marked", value: dist(young.hubToDone) },
     { metric: `… idle: main-thread CPU time per second`, value: ms(idleYoung) },
   );
   await context.close();
