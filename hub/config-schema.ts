@@ -29,6 +29,9 @@ const port = z.number().int().min(0).max(65535);
 export const limitsSchema = z
   .strictObject({
     maxFrameBytes: positiveInt,
+    maxJsonDepth: positiveInt,
+    maxIdBytes: positiveInt,
+    maxMetadataBytes: positiveInt,
     maxPayloadBytes: positiveInt,
     replayCapacity: positiveInt,
     maxLoadedThreads: positiveInt,

@@ -14,8 +14,19 @@ import { CLUSTER_ENV_VARS, clusterFromEnv, type ClusterConfig } from "./cluster-
 import { jsonLogger, type Logger } from "./logger.ts";
 
 export interface HubLimits {
-  /** Largest inbound command frame; bigger ones get `payload_too_large` (the connection lives). */
+  /**
+   * The one limit on what a client sends at once, in bytes: a WebSocket command
+   * frame (bigger ones get `payload_too_large`, the connection lives), and every
+   * HTTP request body (`POST /commands`, REST, SSE, the LangGraph API: 413
+   * `payload_too_large`, enforced while the body is read).
+   */
   maxFrameBytes: number;
+  /** Deepest nesting of arrays and objects in a command or body; deeper ones get `invalid_argument` before any work. */
+  maxJsonDepth: number;
+  /** Largest id a client may choose (a new thread's id), in bytes. */
+  maxIdBytes: number;
+  /** Largest metadata object a client may store with a thread or run, in bytes of JSON. */
+  maxMetadataBytes: number;
   /** Frames beyond this are a protocol violation: `ws` closes with 1009. */
   maxPayloadBytes: number;
   /** Events kept per thread for replay. */
@@ -99,6 +110,9 @@ export interface HubConfig {
 
 export const DEFAULT_LIMITS: HubLimits = {
   maxFrameBytes: 64 * 1024,
+  maxJsonDepth: 64,
+  maxIdBytes: 256,
+  maxMetadataBytes: 16 * 1024,
   maxPayloadBytes: 1024 * 1024,
   replayCapacity: 10_000,
   maxLoadedThreads: 1_000,

@@ -123,6 +123,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     logs,
     metrics,
     nodeId,
+    maxIdBytes: limits.maxIdBytes,
     onError: (error, context) => logger.error(`${context}: ${String(error)}`),
     logger,
     async originOf(threadId, interruptId) {

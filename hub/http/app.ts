@@ -7,7 +7,7 @@ import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { cors } from "hono/cors";
 import { checkOrigin, checkPermission, tokenExpiry, tokenFromRequest, type Principal } from "../auth/index.ts";
-import { SwitchboardError, THREADS_SNAPSHOT_MAX, decodeCommand, errorResponse, errorResponseOf } from "../protocol/index.ts";
+import { SwitchboardError, THREADS_SNAPSHOT_MAX, decodeCommand, errorResponseOf } from "../protocol/index.ts";
 import { threadRecordJson } from "../runs/index.ts";
 import { renderReviewMetrics } from "../metrics.ts";
 import type { HubServices } from "../services.ts";
@@ -22,6 +22,7 @@ import { addReviewRoutes } from "./reviews.ts";
 import { addWebApp } from "./static.ts";
 import { addLangGraphRoutes } from "./langgraph/index.ts";
 import { addInfoRoutes } from "./langgraph/info.ts";
+import { readJsonBody, requestBodyLimit } from "./body.ts";
 
 type Env = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };
 
@@ -58,6 +59,9 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
       exposeHeaders: ["content-location", "location"],
     }),
   );
+
+  // One body limit in bytes for every route, enforced while the body is read.
+  app.use("*", requestBodyLimit(services.limits));
 
   app.get("/health", (c) => c.json({ ok: true, auth: services.auth.mode, assistants: assistants.list().length }));
   app.get("/metrics", async (c) => {
@@ -112,12 +116,9 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
 
   // Errors are 200 JSON on this route: the SDK reads a non-2xx as a transport failure.
   app.post("/threads/:thread_id/commands", async (c) => {
+    // The body limit (maxFrameBytes, in bytes) was enforced while it was read.
     const text = await c.req.text();
-    if (text.length > services.limits.maxFrameBytes) {
-      metrics.framesRejected++;
-      return c.json(errorResponse(null, "payload_too_large", `command is ${text.length} bytes; the limit is ${services.limits.maxFrameBytes}`));
-    }
-    const decoded = decodeCommand(text);
+    const decoded = decodeCommand(text, services.limits.maxJsonDepth);
     if (!decoded.ok) {
       metrics.framesRejected++;
       return c.json(errorResponseOf(decoded.error));
@@ -131,7 +132,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
       const principal = c.get("principal");
       const denied = checkPermission(principal, "read");
       if (denied) throw new SwitchboardError("permission_denied", denied.message);
-      const body: unknown = await c.req.json().catch(() => ({ channels: undefined }));
+      const body: unknown = await readJsonBody(c, services.limits, { channels: undefined });
       // The subscribe command's schema is the one schema for filters.
       const decoded = decodeCommand({ id: 0, method: "subscription.subscribe", params: body });
       if (!decoded.ok) throw new SwitchboardError("invalid_argument", decoded.error.message);

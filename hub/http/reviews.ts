@@ -14,6 +14,7 @@ import type { HubServices } from "../services.ts";
 import { failResponse } from "./errors.ts";
 import { SSE_HEADERS, SSE_HEARTBEAT, sseFrameBytes } from "./sse-frame.ts";
 import type { AppHooks } from "./hooks.ts";
+import { readJsonBody } from "./body.ts";
 
 type Env = { Variables: { principal: Principal } };
 
@@ -40,7 +41,7 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
   app.post("/reviews/:interrupt_id/answer", async (c) => {
     try {
       const id = c.req.param("interrupt_id");
-      const body: unknown = await c.req.json().catch(() => undefined);
+      const body: unknown = await readJsonBody(c, services.limits, undefined);
       if (typeof body !== "object" || body === null || !("response" in body)) throw new SwitchboardError("invalid_argument", 'the body must be { "response": <answer> }');
       const { items, runIds } = await reviews.answer(c.get("principal"), [{ interruptId: id, value: body.response }], undefined);
       const item = items[0];

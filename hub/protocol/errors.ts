@@ -79,7 +79,7 @@ export type CloseReason = keyof typeof CLOSE_CODES;
 export type CloseCode = (typeof CLOSE_CODES)[CloseReason];
 
 /** Why a typed frame was refused before it reached a handler. */
-export type DecodeErrorKind = "malformed_json" | "not_an_object" | "missing_id" | "unknown_method" | "invalid_params";
+export type DecodeErrorKind = "malformed_json" | "too_deep" | "not_an_object" | "missing_id" | "unknown_method" | "invalid_params";
 
 /** A frame-level protocol error; becomes an ErrorResponse with `id` (or null). */
 export interface ProtocolError {

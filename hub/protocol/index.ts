@@ -22,6 +22,7 @@ export { CLOSE_CODES, ERROR_CODES, SwitchboardError, httpStatusOf, isErrorCode, 
 export type { CloseCode, CloseReason, DecodeErrorKind, ErrorCode, ErrorCodeInfo, ProtocolError } from "./errors.ts";
 export { THREADS_SNAPSHOT_MAX, commandSchema, decodeCommand, encodeCommand } from "./schema.ts";
 export type { DecodeCommandResult } from "./schema.ts";
+export { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, tooDeepMessage, utf8Bytes } from "./json-limits.ts";
 export { COMMAND_METHODS, EVENT_METHODS, THREADLESS_METHODS } from "./types.ts";
 export { KNOWN_DELTA_TYPES } from "./event-schema.ts";
 export type * from "./types.ts";

@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import type { ProtocolError } from "./errors.ts";
+import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, tooDeepMessage } from "./json-limits.ts";
 import { COMMAND_METHODS, type CommandMethod, type ProtocolCommand } from "./types.ts";
 import { isRecord } from "./is-record.ts";
 
@@ -135,11 +136,13 @@ export function issuePath(path: readonly PropertyKey[]): Array<string | number> 
 
 /**
  * Parses one inbound command. Accepts the frame's text (WS message, HTTP body)
- * or an already-parsed value. Checks, in order: JSON, object, id, method, params.
+ * or an already-parsed value. Checks, in order: depth (on the text, before
+ * parsing), JSON, object, id, method, params.
  */
-export function decodeCommand(raw: unknown): DecodeCommandResult {
+export function decodeCommand(raw: unknown, maxDepth = DEFAULT_MAX_JSON_DEPTH): DecodeCommandResult {
   let frame: unknown = raw;
   if (typeof raw === "string") {
+    if (jsonDepthExceeds(raw, maxDepth)) return fail({ kind: "too_deep", code: "invalid_argument", message: tooDeepMessage(maxDepth), id: null });
     try {
       frame = JSON.parse(raw);
     } catch (error) {

@@ -10,7 +10,7 @@ import type { Assistant, AssistantRegistry } from "./assistants.ts";
 import { canPerform, type Principal } from "../auth/index.ts";
 import type { HubMetrics } from "../metrics.ts";
 import type { Logger } from "../logger.ts";
-import { SwitchboardError, assertNever, type ProtocolEvent } from "../protocol/index.ts";
+import { SwitchboardError, assertNever, utf8Bytes, type ProtocolEvent } from "../protocol/index.ts";
 import { HubRecordExistsError } from "./records.ts";
 import { type HubStore, type MultitaskStrategy, type RunRecord, type ThreadRecord, type ThreadStatus } from "./store.ts";
 import type { ThreadLog, ThreadLogs } from "../threads/index.ts";
@@ -49,6 +49,8 @@ export interface RunManagerOptions {
   onError?: (error: unknown, context: string) => void;
   /** Run start and end (ids, status, duration, the error's message): never input or answers. */
   logger?: Logger;
+  /** Largest id of a thread a client creates, in bytes (HubLimits.maxIdBytes). */
+  maxIdBytes?: number;
   /**
    * Where a pending interrupt was asked (its namespace and node), as first
    * published: the checkpoint alone cannot say for one raised inside a subgraph.
@@ -139,6 +141,9 @@ export class RunManager {
     const found = await this.#o.store.getThread(threadId, principal.tenant);
     if (found) return found;
     if (!create || !canPerform(principal, "operate")) throw notFound(threadId);
+    const bytes = utf8Bytes(threadId);
+    const maxIdBytes = this.#o.maxIdBytes ?? Number.POSITIVE_INFINITY;
+    if (bytes > maxIdBytes) throw new SwitchboardError("payload_too_large", `thread_id is ${bytes} bytes; the limit is ${maxIdBytes} (maxIdBytes)`, { limit: maxIdBytes });
     try {
       return await this.#o.store.createThread({ threadId, tenant: principal.tenant, assistantId: null, status: "idle", metadata: {} });
     } catch (error) {

@@ -154,7 +154,7 @@ export class Session implements SubscriptionHost {
     if (data.length > limits.maxFrameBytes) {
       return this.#reject(errorResponse(null, "payload_too_large", `frame is ${data.length} bytes; the limit is ${limits.maxFrameBytes}`, { limit: limits.maxFrameBytes }));
     }
-    const decoded = decodeCommand(data.toString("utf8"));
+    const decoded = decodeCommand(data.toString("utf8"), limits.maxJsonDepth);
     if (wait > 0) {
       this.#services.metrics.rateLimited++;
       const id = decoded.ok ? decoded.command.id : decoded.error.id;

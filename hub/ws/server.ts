@@ -10,6 +10,7 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
 import { SUBPROTOCOL_PREFIX, checkOrigin, checkPermission, type AuthFailure, type Principal } from "../auth/index.ts";
+import { httpStatusOf } from "../protocol/index.ts";
 import { toSwitchboardError } from "../runs/index.ts";
 import type { HubServices } from "../services.ts";
 import type { SocketPort } from "../sessions/outbox.ts";
@@ -22,7 +23,7 @@ export interface WebSocketGlue {
   readonly connections: number;
 }
 
-const REASONS: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 500: "Internal Server Error" };
+const REASONS: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 413: "Payload Too Large", 500: "Internal Server Error" };
 
 function refuse(socket: Duplex, status: number, code: string, message: string): void {
   if (socket.destroyed) return;
@@ -177,7 +178,7 @@ export function attachWebSockets(server: Server, services: HubServices, authRefu
         await services.runs.ensureThread(threadId, auth.principal, true);
       } catch (error) {
         const e = toSwitchboardError(error);
-        return deny(e.code === "not_found" ? 404 : 500, e.code, e.message);
+        return deny(httpStatusOf(e.code), e.code, e.message);
       }
     }
     if (socket.destroyed) return;

@@ -65,6 +65,9 @@ describe("docs/PROTOCOL.md REST examples", () => {
     actual.set("thread-state", await get("/threads/th_1/state"));
     actual.set("thread-history", await get("/threads/th_1/history?limit=2"));
     actual.set("error", await get("/threads/nope", 404));
+    const tooLarge = await post(`${hub.url}/threads`, { metadata: { blob: "x".repeat(DEFAULT_LIMITS.maxFrameBytes) } });
+    expect(tooLarge.status).toBe(413);
+    actual.set("payload-too-large", await tooLarge.json());
 
     // Review items: the run's question is a pending item of the default queue.
     const queue = (await get("/queues/default/items?status=open")) as { items: Array<{ interrupt_id: string }> };

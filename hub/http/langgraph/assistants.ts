@@ -58,7 +58,6 @@ const SORT_KEYS = { assistant_id: "assistant_id", graph_id: "graph_id", name: "n
 export function addAssistantRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
   const { services } = deps;
   const since = new Date().toISOString();
-  const maxBytes = services.limits.maxPayloadBytes;
   const matching = (body: { graph_id?: string | null | undefined; name?: string | null | undefined; metadata?: Record<string, unknown> | null | undefined }): AssistantJson[] =>
     services.assistants
       .list()
@@ -67,7 +66,7 @@ export function addAssistantRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
 
   app.post("/assistants/search", handled(async (c) => {
     requirePermission(c.get("principal"), "read");
-    const body = parseBody(AssistantSearchBody, await readJson(c, maxBytes));
+    const body = parseBody(AssistantSearchBody, await readJson(c, services.limits));
     const key = SORT_KEYS[body.sort_by ?? "created_at"];
     const order = body.sort_order === "asc" ? 1 : -1;
     const all = matching(body).sort((a, b) => (a[key] < b[key] ? -order : a[key] > b[key] ? order : a.assistant_id.localeCompare(b.assistant_id)));
@@ -80,7 +79,7 @@ export function addAssistantRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
 
   app.post("/assistants/count", handled(async (c) => {
     requirePermission(c.get("principal"), "read");
-    return c.json(matching(parseBody(AssistantCountBody, await readJson(c, maxBytes))).length);
+    return c.json(matching(parseBody(AssistantCountBody, await readJson(c, services.limits))).length);
   }));
 
   app.post("/assistants", handled(async () => {

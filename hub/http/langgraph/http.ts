@@ -1,6 +1,6 @@
 /**
  * What every LangGraph API route shares: the Hono env, JSON bodies read with
- * a byte limit, errors as the LangGraph server's HTTP statuses with a JSON
+ * the hub's one body limit, errors as the LangGraph server's HTTP statuses with a JSON
  * body (`detail` as the Python server writes it, plus Switchboard's `error`
  * code and `details`), and the permission check.
  */
@@ -9,6 +9,8 @@ import type { Context } from "hono";
 import { checkPermission, type Principal, type ThreadAction } from "../../auth/index.ts";
 import { SwitchboardError } from "../../protocol/index.ts";
 import { failResponse } from "../errors.ts";
+import type { HubLimits } from "../../config.ts";
+import { readJsonBody } from "../body.ts";
 
 export type LgEnv = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };
 export type LgContext = Context<LgEnv>;
@@ -33,23 +35,9 @@ export function handled(fn: (c: LgContext) => Promise<Response>): (c: LgContext)
   };
 }
 
-/** The JSON body ({} when empty); too large or malformed bodies get a typed error. */
-export async function readJson(c: LgContext, maxBytes: number): Promise<unknown> {
-  const declared = Number(c.req.header("content-length") ?? 0);
-  if (declared > maxBytes) throw tooLarge(declared, maxBytes);
-  const text = await c.req.text();
-  const bytes = Buffer.byteLength(text);
-  if (bytes > maxBytes) throw tooLarge(bytes, maxBytes);
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new SwitchboardError("invalid_argument", `the request body is not JSON: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
-
-function tooLarge(bytes: number, maxBytes: number): SwitchboardError {
-  return new SwitchboardError("payload_too_large", `the request body is ${bytes} bytes; the limit is ${maxBytes}`, { limit_bytes: maxBytes });
+/** The JSON body ({} when empty); the body limit was enforced while it was read (body.ts), malformed or too deep JSON is an invalid_argument. */
+export function readJson(c: LgContext, limits: Pick<HubLimits, "maxFrameBytes" | "maxJsonDepth">): Promise<unknown> {
+  return readJsonBody(c, limits);
 }
 
 export function requirePermission(principal: Principal, action: ThreadAction): void {

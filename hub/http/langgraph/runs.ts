@@ -15,6 +15,7 @@ import { followRun, runOutput } from "./run-output.ts";
 import { RunBody, parseBody } from "./schemas.ts";
 import { isLgStreamMode, type LgStreamMode } from "./stream-format.ts";
 import { waitingResponse } from "./waiting.ts";
+import { checkMetadataBytes } from "../body.ts";
 
 const LG_STATUSES: readonly LgRunStatus[] = ["pending", "running", "error", "success", "timeout", "interrupted"];
 const MAX_RUNS_PAGE = 1000;
@@ -32,10 +33,10 @@ export function streamSettingOf(body: RunBody): StreamSetting {
 
 export function addRunRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
   const { services } = deps;
-  const maxBytes = services.limits.maxPayloadBytes;
 
   const admitted = async (c: LgContext): Promise<{ thread: ThreadRecord; body: RunBody; admission: Admission; setting: StreamSetting }> => {
-    const body = parseBody(RunBody, await readJson(c, maxBytes));
+    const body = parseBody(RunBody, await readJson(c, services.limits));
+    if (body.metadata) checkMetadataBytes(body.metadata, services.limits);
     const setting = streamSettingOf(body);
     const thread = await threadFor(services, c.get("principal"), c.req.param("thread_id") ?? "", "read", body.if_not_exists === "create");
     const admission = await admitRun(services, thread, body, c.get("principal"));

@@ -12,6 +12,7 @@ import type { RunRecord, ThreadRecord } from "../../runs/index.ts";
 import type { LgDeps } from "./access.ts";
 import { admitRun } from "./admission.ts";
 import { handled, readJson, requirePermission, type LgContext, type LgEnv } from "./http.ts";
+import { checkMetadataBytes } from "../body.ts";
 import { runJson } from "./records-json.ts";
 import { followRun, runOutput } from "./run-output.ts";
 import { streamSettingOf } from "./runs.ts";
@@ -20,7 +21,6 @@ import { deleteThread } from "./thread-data.ts";
 
 export function addStatelessRunRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
   const { services } = deps;
-  const maxBytes = services.limits.maxPayloadBytes;
 
   const cleanup = (thread: ThreadRecord, keep: boolean): (() => Promise<void>) => async () => {
     if (keep) return;
@@ -34,7 +34,8 @@ export function addStatelessRunRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
   const start = async (c: LgContext): Promise<{ thread: ThreadRecord; body: RunBody; run: RunRecord; done: () => Promise<void> }> => {
     const principal = c.get("principal");
     requirePermission(principal, "operate");
-    const body = parseBody(RunBody, await readJson(c, maxBytes));
+    const body = parseBody(RunBody, await readJson(c, services.limits));
+    if (body.metadata) checkMetadataBytes(body.metadata, services.limits);
     if (body.command && "resume" in body.command) throw new SwitchboardError("invalid_argument", "a stateless run has no interrupt to resume: resume on the thread (runs.create(threadId, …))");
     if (body.checkpoint_id || body.checkpoint) throw new SwitchboardError("invalid_argument", "a stateless run has no checkpoints to start from");
     const setting = streamSettingOf(body);

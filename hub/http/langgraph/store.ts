@@ -47,7 +47,6 @@ async function checked<T>(fn: () => Promise<T>): Promise<T> {
 
 export function addStoreRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
   const { services } = deps;
-  const maxBytes = services.limits.maxPayloadBytes;
   const tenantFor = (c: LgContext, action: "read" | "operate"): string => {
     const principal = c.get("principal");
     requirePermission(principal, action);
@@ -56,7 +55,7 @@ export function addStoreRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
 
   app.put("/store/items", handled(async (c) => {
     const tenant = tenantFor(c, "operate");
-    const body = parseBody(PutBody, await readJson(c, maxBytes));
+    const body = parseBody(PutBody, await readJson(c, services.limits));
     if (body.index !== undefined && body.index !== null && body.index !== false) throw new SwitchboardError("not_supported", "the store has no semantic index here: put without index (or index: false)");
     if (body.ttl !== undefined && body.ttl !== null) throw new SwitchboardError("not_supported", "item TTLs are not supported");
     await checked(() => services.items.put(tenant, body.namespace, body.key, body.value));
@@ -75,14 +74,14 @@ export function addStoreRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
 
   app.delete("/store/items", handled(async (c) => {
     const tenant = tenantFor(c, "operate");
-    const body = parseBody(DeleteBody, await readJson(c, maxBytes));
+    const body = parseBody(DeleteBody, await readJson(c, services.limits));
     await checked(() => services.items.delete(tenant, body.namespace, body.key));
     return c.body(null, 204);
   }));
 
   app.post("/store/items/search", handled(async (c) => {
     const tenant = tenantFor(c, "read");
-    const body = parseBody(SearchBody, await readJson(c, maxBytes));
+    const body = parseBody(SearchBody, await readJson(c, services.limits));
     if (body.query) throw new SwitchboardError("not_supported", "semantic search (query) is not supported: search by namespace prefix and filter");
     const items = await checked(() =>
       services.items.search(tenant, body.namespace_prefix ?? [], {
@@ -96,7 +95,7 @@ export function addStoreRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
 
   app.post("/store/namespaces", handled(async (c) => {
     const tenant = tenantFor(c, "read");
-    const body = parseBody(NamespacesBody, await readJson(c, maxBytes));
+    const body = parseBody(NamespacesBody, await readJson(c, services.limits));
     const namespaces = await checked(() =>
       services.items.listNamespaces(tenant, {
         ...(body.prefix ? { prefix: body.prefix } : {}),

@@ -10,6 +10,7 @@ import { SwitchboardError } from "../../protocol/index.ts";
 import { GRAPH_ID_KEY, type ThreadRecord } from "../../runs/index.ts";
 import { assistantOf, latestState, threadFor, type LgDeps } from "./access.ts";
 import { handled, readJson, requirePermission, type LgContext, type LgEnv } from "./http.ts";
+import { checkIdBytes, checkMetadataBytes } from "../body.ts";
 import { matchesJson } from "./match.ts";
 import { threadJson, type ThreadJson } from "./records-json.ts";
 import { HistoryBody, StateAtBody, StateUpdateBody, ThreadCountBody, ThreadCreateBody, ThreadPatchBody, ThreadSearchBody, parseBody } from "./schemas.ts";
@@ -30,7 +31,6 @@ function emptyState(threadId: string): StateJson {
 export function addThreadRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
   const { services } = deps;
   const { store, runs } = services;
-  const maxBytes = services.limits.maxPayloadBytes;
 
   const stateOf = async (thread: ThreadRecord): Promise<StateSnapshot | undefined> => latestState(services, thread);
   const full = async (thread: ThreadRecord): Promise<ThreadJson> => threadJson(thread, await stateOf(thread), await lastError(thread));
@@ -44,9 +44,12 @@ export function addThreadRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
   app.post("/threads", handled(async (c) => {
     const principal = c.get("principal");
     requirePermission(principal, "operate");
-    const body = parseBody(ThreadCreateBody, await readJson(c, maxBytes));
+    const body = parseBody(ThreadCreateBody, await readJson(c, services.limits));
     if (body.supersteps && body.supersteps.length > 0) throw new SwitchboardError("not_supported", "threads.create with supersteps is not supported: create the thread, then threads.updateState");
     if (body.ttl !== undefined && body.ttl !== null) throw new SwitchboardError("not_supported", "a per-thread ttl is not supported; the hub's threadTtlMs config sweeps idle threads (docs/operations.md)");
+    // Everything is checked before anything is stored: a refused body creates no thread.
+    if (body.thread_id) checkIdBytes("thread_id", body.thread_id, services.limits);
+    if (body.metadata) checkMetadataBytes(body.metadata, services.limits);
     const threadId = body.thread_id ?? crypto.randomUUID();
     const existing = await store.getThread(threadId, principal.tenant);
     if (existing) {
@@ -67,7 +70,7 @@ export function addThreadRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
   app.post("/threads/search", handled(async (c) => {
     const principal = c.get("principal");
     requirePermission(principal, "read");
-    const body = parseBody(ThreadSearchBody, await readJson(c, maxBytes));
+    const body = parseBody(ThreadSearchBody, await readJson(c, services.limits));
     const key = body.sort_by ?? "created_at";
     const order = body.sort_order === "asc" ? 1 : -1;
     const offset = body.offset ?? 0;
@@ -100,7 +103,7 @@ export function addThreadRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
   app.post("/threads/count", handled(async (c) => {
     const principal = c.get("principal");
     requirePermission(principal, "read");
-    const body = parseBody(ThreadCountBody, await readJson(c, maxBytes));
+    const body = parseBody(ThreadCountBody, await readJson(c, services.limits));
     const records = await matching(principal.tenant, body);
     return c.json(body.values ? (await withValues(records, body.values)).length : records.length);
   }));
@@ -135,9 +138,10 @@ export function addThreadRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
 
   app.patch("/threads/:thread_id", handled(async (c) => {
     const thread = await threadFor(services, c.get("principal"), param(c), "operate");
-    const body = parseBody(ThreadPatchBody, await readJson(c, maxBytes));
+    const body = parseBody(ThreadPatchBody, await readJson(c, services.limits));
     if (body.ttl !== undefined && body.ttl !== null) throw new SwitchboardError("not_supported", "a per-thread ttl is not supported; the hub's threadTtlMs config sweeps idle threads (docs/operations.md)");
     // LangGraph merges the new metadata into the old.
+    if (body.metadata) checkMetadataBytes({ ...thread.metadata, ...body.metadata }, services.limits);
     const updated = body.metadata ? await store.updateThread(thread.threadId, { metadata: { ...thread.metadata, ...body.metadata } }) : thread;
     return c.json(await full(updated ?? thread));
   }));
@@ -168,14 +172,14 @@ export function addThreadRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
   app.get("/threads/:thread_id/state", handled(async (c) => c.json(await stateAt(c, undefined))));
   app.get("/threads/:thread_id/state/:checkpoint_id", handled(async (c) => c.json(await stateAt(c, c.req.param("checkpoint_id")))));
   app.post("/threads/:thread_id/state/checkpoint", handled(async (c) => {
-    const body = parseBody(StateAtBody, await readJson(c, maxBytes));
+    const body = parseBody(StateAtBody, await readJson(c, services.limits));
     return c.json(await stateAt(c, body.checkpoint.checkpoint_id ?? undefined));
   }));
 
   app.post("/threads/:thread_id/state", handled(async (c) => {
     const principal = c.get("principal");
     const thread = await threadFor(services, principal, param(c), "operate");
-    const body = parseBody(StateUpdateBody, await readJson(c, maxBytes));
+    const body = parseBody(StateUpdateBody, await readJson(c, services.limits));
     const graphId = thread.metadata[GRAPH_ID_KEY];
     const assistant = assistantOf(services, thread) ?? (typeof graphId === "string" ? services.assistants.get(graphId) : undefined);
     if (!assistant) throw new SwitchboardError("invalid_argument", `thread ${thread.threadId} has no graph yet: run it first, or create it with metadata.graph_id`);
@@ -211,7 +215,7 @@ export function addThreadRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
     for await (const s of assistant.graph.getStateHistory(thread.threadId, options)) out.push(stateJson(thread.threadId, s));
     return out;
   };
-  app.post("/threads/:thread_id/history", handled(async (c) => c.json(await history(c, parseBody(HistoryBody, await readJson(c, maxBytes))))));
+  app.post("/threads/:thread_id/history", handled(async (c) => c.json(await history(c, parseBody(HistoryBody, await readJson(c, services.limits))))));
   // Also as GET with query parameters (limit, before), for curl and older Switchboard clients.
   app.get("/threads/:thread_id/history", handled(async (c) => {
     const limit = c.req.query("limit");
