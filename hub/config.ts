@@ -29,6 +29,12 @@ export interface HubLimits {
   maxMetadataBytes: number;
   /** Frames beyond this are a protocol violation: `ws` closes with 1009. */
   maxPayloadBytes: number;
+  /** Subscriptions kept for `subscription.reconnect` after their connection closed: at most this many… */
+  retainedSubscriptions: number;
+  /** …of at most this many bytes together (filters included)… */
+  retainedSubscriptionBytes: number;
+  /** …each for at most this long after its connection closed. */
+  retainedSubscriptionMs: number;
   /** Events kept per thread for replay. */
   replayCapacity: number;
   /** Thread logs kept in memory; idle ones beyond it are rebuilt from checkpoints on demand. */
@@ -44,6 +50,9 @@ export interface HubLimits {
   /** Commands per second per connection (sustained), and the burst allowed. */
   commandsPerSecond: number;
   commandBurst: number;
+  /** REST requests per second per caller (tenant and subject; sustained), and the burst allowed. */
+  restRequestsPerSecond: number;
+  restBurst: number;
   /** WebSocket ping interval; a connection that answers no ping for two intervals is dropped. */
   heartbeatMs: number;
   /** A socket with no subscription and no inbound frame for this long is closed (4408); 0 = never. */
@@ -114,6 +123,9 @@ export const DEFAULT_LIMITS: HubLimits = {
   maxIdBytes: 256,
   maxMetadataBytes: 16 * 1024,
   maxPayloadBytes: 1024 * 1024,
+  retainedSubscriptions: 50_000,
+  retainedSubscriptionBytes: 16 * 1024 * 1024,
+  retainedSubscriptionMs: 10 * 60_000,
   replayCapacity: 10_000,
   maxLoadedThreads: 1_000,
   sendSoftBytes: 256 * 1024,
@@ -122,6 +134,8 @@ export const DEFAULT_LIMITS: HubLimits = {
   flushIntervalMs: 25,
   commandsPerSecond: 50,
   commandBurst: 100,
+  restRequestsPerSecond: 100,
+  restBurst: 200,
   heartbeatMs: 30_000,
   idleTimeoutMs: 5 * 60_000,
   sseHeartbeatMs: 5_000,

@@ -153,7 +153,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     link: storage.bus ? new BusPresenceLink({ bus: storage.bus, nodeId, onError: onPresenceError }) : undefined,
   });
   const origins = originPolicy(config.allowedOrigins);
-  const services: HubServices = { store: storage.store, items: storage.items, threadWatch, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(undefined, storage.subscriptions), reviews, presence };
+  const services: HubServices = { store: storage.store, items: storage.items, threadWatch, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(limits, storage.subscriptions), reviews, presence };
 
   const sweeper = config.retention
     ? new ThreadSweeper({
@@ -199,7 +199,10 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
   const hub: Hub = {
     assistants: () => assistants.list(),
     auth: auth.mode,
-    stats: () => ({ ...metrics.snapshot(), threadsLoaded: logs.size, reviewQueueSubscribers: reviews.queues.size, presence: presence.counts() }),
+    stats: () => {
+      const retained = services.subscriptions.retained;
+      return { ...metrics.snapshot(), threadsLoaded: logs.size, reviewQueueSubscribers: reviews.queues.size, presence: presence.counts(), retainedSubscriptions: retained.count, retainedSubscriptionBytes: retained.bytes };
+    },
     async start() {
       if (server) throw new Error("hub already started");
       // No createServer option: node-server builds a plain node:http Server.

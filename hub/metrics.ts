@@ -34,6 +34,9 @@ export interface HubStats extends HubCounters {
   readonly reviewQueueSubscribers: number;
   /** Presence rooms, members, awareness states and their counters. */
   readonly presence: PresenceCounts;
+  /** Subscriptions kept for `subscription.reconnect` after their connection closed, and their bytes. */
+  readonly retainedSubscriptions: number;
+  readonly retainedSubscriptionBytes: number;
 }
 
 export class HubMetrics implements HubCounters {
@@ -56,7 +59,7 @@ export class HubMetrics implements HubCounters {
     return { connections, sseStreams, subscriptions, eventsPublished, deliveries, framesRejected, slowConsumerBacklogs, slowConsumersTerminated, deltasCoalesced, rateLimited, sendQueuedBytes, sendQueuePeakBytes };
   }
 
-  render(threads: number, runs: Record<RunStatus, number>): string {
+  render(threads: number, runs: Record<RunStatus, number>, retained: { count: number; bytes: number }): string {
     const lines: string[] = [];
     const metric = (name: string, type: "gauge" | "counter", help: string, value: number): void => {
       lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`);
@@ -68,12 +71,14 @@ export class HubMetrics implements HubCounters {
     metric("switchboard_events_total", "counter", "Events published to thread logs (rate() gives events/s).", this.eventsPublished);
     metric("switchboard_deliveries_total", "counter", "Event frames written to clients.", this.deliveries);
     metric("switchboard_frames_rejected_total", "counter", "Inbound frames answered with a typed error.", this.framesRejected);
-    metric("switchboard_rate_limited_total", "counter", "Commands refused by the per-connection rate limit.", this.rateLimited);
+    metric("switchboard_rate_limited_total", "counter", "Commands and REST requests refused by a rate limit (per socket, per REST caller).", this.rateLimited);
     metric("switchboard_slow_consumer_deltas_coalesced_total", "counter", "Message deltas merged for slow consumers.", this.deltasCoalesced);
     metric("switchboard_slow_consumer_backlogs_total", "counter", "Times a connection fell behind and its frames started to queue (deltas coalesce).", this.slowConsumerBacklogs);
     metric("switchboard_slow_consumers_terminated_total", "counter", "Connections terminated as slow consumers.", this.slowConsumersTerminated);
     metric("switchboard_send_queued_bytes", "gauge", "Bytes waiting in slow sockets' send queues.", this.sendQueuedBytes);
     metric("switchboard_send_queue_peak_bytes", "gauge", "The most bytes one socket's send queue has held since start.", this.sendQueuePeakBytes);
+    metric("switchboard_retained_subscriptions", "gauge", "Subscriptions kept for subscription.reconnect after their connection closed.", retained.count);
+    metric("switchboard_retained_subscription_bytes", "gauge", "Bytes of the subscriptions kept for subscription.reconnect.", retained.bytes);
     lines.push("# HELP switchboard_runs Runs in the hub store by status.", "# TYPE switchboard_runs gauge");
     for (const [status, count] of Object.entries(runs)) lines.push(`switchboard_runs{status="${status}"} ${count}`);
     return `${lines.join("\n")}\n`;

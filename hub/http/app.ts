@@ -23,6 +23,7 @@ import { addWebApp } from "./static.ts";
 import { addLangGraphRoutes } from "./langgraph/index.ts";
 import { addInfoRoutes } from "./langgraph/info.ts";
 import { readJsonBody, requestBodyLimit } from "./body.ts";
+import { RequestRateLimiter, restRateLimit } from "./rate-limit.ts";
 
 type Env = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };
 
@@ -65,7 +66,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
 
   app.get("/health", (c) => c.json({ ok: true, auth: services.auth.mode, assistants: assistants.list().length }));
   app.get("/metrics", async (c) => {
-    const text = metrics.render(logs.size, await store.countRunsByStatus()) + renderReviewMetrics(services.presence.counts(), services.reviews.queues.size);
+    const text = metrics.render(logs.size, await store.countRunsByStatus(), services.subscriptions.retained) + renderReviewMetrics(services.presence.counts(), services.reviews.queues.size);
     return c.text(text, 200, { "content-type": "text/plain; version=0.0.4" });
   });
 
@@ -83,6 +84,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
     c.set("principal", result.principal);
     await next();
   });
+  app.use("*", restRateLimit(new RequestRateLimiter(services.limits), metrics));
 
   // Who the caller is, for pages that must show it (and when their token expires).
   app.get("/me", (c) => {

@@ -1,6 +1,6 @@
 /**
  * REST and SSE for review items and queues: `GET /reviews/:interrupt_id`
- * (with audit), `POST /reviews/:interrupt_id/answer`, `GET /queues/:queue/items`,
+ * (with a page of its audit trail), `POST /reviews/:interrupt_id/answer`, `GET /queues/:queue/items`,
  * `POST /queues/:queue/stream` (snapshot of open items, then live review
  * events, as SSE). Authorization is the review service's, per item.
  */
@@ -18,7 +18,18 @@ import { readJsonBody } from "./body.ts";
 
 type Env = { Variables: { principal: Principal } };
 
+/** Audit lines per `GET /reviews/:id` page, unless `audit_limit` says otherwise (at most AUDIT_PAGE_MAX). */
+export const AUDIT_PAGE_DEFAULT = 100;
+export const AUDIT_PAGE_MAX = 1000;
 
+function pageParam(value: string | undefined, fallback: number, max: number, name: string): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n > max || (name === "audit_limit" && n < 1)) {
+    throw new SwitchboardError("invalid_argument", `${name} must be an integer in ${name === "audit_limit" ? 1 : 0}..${max}`);
+  }
+  return n;
+}
 
 export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServices, hooks: AppHooks): void {
   const { reviews } = services;
@@ -27,12 +38,16 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
     try {
       const id = c.req.param("interrupt_id");
       const principal = c.get("principal");
-      const found = await reviews.service.review(principal, id);
+      // The audit trail is paged: an item's trail is as long as its history.
+      const offset = pageParam(c.req.query("audit_offset"), 0, Number.MAX_SAFE_INTEGER, "audit_offset");
+      const limit = pageParam(c.req.query("audit_limit"), AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, "audit_limit");
+      const found = await reviews.service.review(principal, id, { offset, limit: limit + 1 });
       if (!found.ok) throw refusalError(found, id);
       // Whether the caller may answer now, and if not the refusal they would get (pages show it before anyone types).
       const verdict = mayAnswer(principal, found.item, Date.now());
       const viewer = verdict.ok ? { may_answer: true } : { may_answer: false, code: verdict.code, reason: verdict.message };
-      return c.json({ ...reviewItemJson(found.item), audit: found.audit.map(auditJson), viewer });
+      const audit = found.audit.slice(0, limit).map(auditJson);
+      return c.json({ ...reviewItemJson(found.item), audit, audit_next_offset: found.audit.length > limit ? offset + limit : null, viewer });
     } catch (error) {
       return failResponse(error);
     }

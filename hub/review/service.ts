@@ -13,7 +13,7 @@ import type { ReviewEvent } from "./events.ts";
 import { mayAnswer, mayView } from "./policy.ts";
 import { describeRoutingIssues, routingOf } from "./routing.ts";
 import type { RoutingDefaults, RoutingIssue } from "./routing.ts";
-import { DEFAULT_CANCEL_REASON, type ReviewStore } from "./store.ts";
+import { DEFAULT_CANCEL_REASON, type AuditPage, type ReviewStore } from "./store.ts";
 import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, Refusal, ResumeBatch, ResumeEdits, ResumePolicy, NewReviewItem, ReviewItem } from "./types.ts";
 import { PENDING_STATUSES } from "./types.ts";
 
@@ -225,8 +225,8 @@ export class ReviewService {
     });
   }
 
-  /** One item with its audit trail, if the principal may see it. */
-  async review(principal: Principal, interruptId: string): Promise<{ ok: true; item: ReviewItem; audit: AuditEntry[] } | Refusal> {
+  /** One item with (a page of) its audit trail, if the principal may see it. */
+  async review(principal: Principal, interruptId: string, page?: AuditPage): Promise<{ ok: true; item: ReviewItem; audit: AuditEntry[] } | Refusal> {
     const item = await this.#store.getItem(interruptId);
     // Another tenant's item is reported as unknown, so ids do not leak across tenants.
     if (item === undefined || item.tenant !== principal.tenant) {
@@ -234,7 +234,7 @@ export class ReviewService {
     }
     const verdict = mayView(principal, item);
     if (!verdict.ok) return verdict;
-    return { ok: true, item, audit: await this.#store.auditOf(interruptId) };
+    return { ok: true, item, audit: await this.#store.auditOf(interruptId, page) };
   }
 
   /** When tick() next has something to do (epoch ms), or null. */

@@ -49,9 +49,22 @@ export interface ReviewStore {
   /** Earliest live-claim end or pending deadline (ISO), for scheduling tick(); null if none. */
   nextDeadline(): Promise<string | null>;
 
-  /** The item's audit trail in the order it was written. */
-  auditOf(interruptId: string): Promise<AuditEntry[]>;
+  /**
+   * The item's audit trail in the order it was written, or one page of it
+   * (`offset` lines skipped, at most `limit` returned). Repeated refusals
+   * are one line (transitions.coalesceRejection).
+   */
+  auditOf(interruptId: string, page?: AuditPage): Promise<AuditEntry[]>;
   close(): Promise<void>;
 }
 
 export const DEFAULT_CANCEL_REASON = "run_ended";
+
+/** A page of an audit trail. */
+export interface AuditPage {
+  offset: number;
+  limit: number;
+}
+
+/** The whole trail. */
+export const ALL_AUDIT: AuditPage = { offset: 0, limit: Number.MAX_SAFE_INTEGER };

@@ -53,10 +53,29 @@ function actor(principal: Principal): Actor {
   return { sub: principal.sub, name: principal.name };
 }
 
-/** A refused answer changes nothing but the audit: rejected attempts are part of the trail. */
+/**
+ * A refused answer changes nothing but the audit: rejected attempts are part
+ * of the trail — those of the item's tenant. Another tenant's attempts are
+ * not: they must not grow (or show up in) the trail of a tenant they cannot see.
+ */
 function rejectAnswer(item: ReviewItem, principal: Principal, refusal: Refusal, now: number): Transition {
+  if (principal.tenant !== item.tenant) return refuse(refusal);
   const entry: AuditEntry = { interruptId: item.interruptId, at: iso(now), kind: "rejected", by: actor(principal), reason: refusal.code, detail: { message: refusal.message } };
   return { result: refusal, audit: [entry] };
+}
+
+/**
+ * Repeated refusals are one audit line: when the trail's last line is a
+ * refusal of the same principal for the same reason, the new one is merged
+ * into it — `detail.repeated` counts the attempts, `detail.last_at` is the
+ * latest — instead of appended. Returns the merged line, or undefined to append.
+ */
+export function coalesceRejection(last: AuditEntry | undefined, entry: AuditEntry): AuditEntry | undefined {
+  if (entry.kind !== "rejected" || last?.kind !== "rejected" || last.by?.sub !== entry.by?.sub || last.reason !== entry.reason) return undefined;
+  const detail = typeof last.detail === "object" && last.detail !== null ? (last.detail as Record<string, unknown>) : {};
+  const repeated = typeof detail["repeated"] === "number" ? detail["repeated"] : 1;
+  const message = typeof entry.detail === "object" && entry.detail !== null ? (entry.detail as Record<string, unknown>)["message"] : undefined;
+  return { ...last, detail: { ...detail, ...(message === undefined ? {} : { message }), repeated: repeated + 1, last_at: entry.at } };
 }
 
 /** Refused claims and releases are not audited: they change nothing and would only add noise. */

@@ -43,6 +43,11 @@ class Attachment implements LogSubscriber {
     return (this.#id === undefined ? 0 : 1) + (this.#more?.length ?? 0);
   }
 
+  /** The ids of its subscriptions. */
+  ids(): string[] {
+    return [...(this.#id === undefined ? [] : [this.#id]), ...(this.#more?.map((s) => s.id) ?? [])];
+  }
+
   has(id: string): boolean {
     return this.#id === id || (this.#more?.some((s) => s.id === id) ?? false);
   }
@@ -339,7 +344,12 @@ export class Session implements SubscriptionHost {
     if (found.length === 0) return { restored: [], replay: { kind: "events", entries: [] } };
     const replay = log.replay(found.map((f) => f.filter), since);
     const attachment = this.#attachmentFor(log);
-    for (const { id, filter } of found) if (!attachment.has(id)) this.#add(attachment, id, filter);
+    for (const { id, filter } of found) {
+      if (attachment.has(id)) continue;
+      attachment.add(id, filter);
+      this.#services.subscriptions.reclaim(id, { threadId: log.threadId, tenant: this.#principal.tenant, filter });
+      this.#services.metrics.subscriptions++;
+    }
     return { restored: found.map((f) => f.id), replay };
   }
 
@@ -404,6 +414,8 @@ export class Session implements SubscriptionHost {
     for (const attachment of this.#allAttachments()) {
       attachment.log.detach(attachment);
       this.#services.metrics.subscriptions -= attachment.size;
+      // Kept (bounded in count, bytes and age) for a subscription.reconnect on another connection.
+      for (const id of attachment.ids()) this.#services.subscriptions.release(id);
     }
     this.#attachments = undefined;
     for (const id of this.#queues?.keys() ?? []) {

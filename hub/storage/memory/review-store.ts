@@ -5,13 +5,14 @@
  * JSON copies, exactly as the SQLite backend returns them.
  */
 import type { Principal } from "../../auth/index.ts";
-import { DEFAULT_CANCEL_REASON } from "../../review/store.ts";
-import type { ReviewStore } from "../../review/store.ts";
+import { ALL_AUDIT, DEFAULT_CANCEL_REASON } from "../../review/store.ts";
+import type { AuditPage, ReviewStore } from "../../review/store.ts";
 import {
   applyItem,
   batchesOf,
   cancelItem,
   cloneJson,
+  coalesceRejection,
   decideAnswer,
   decideClaim,
   decideRelease,
@@ -32,7 +33,9 @@ export class MemoryReviewStore implements ReviewStore {
   #append(entries: readonly AuditEntry[]): void {
     for (const entry of entries) {
       const trail = this.#audit.get(entry.interruptId) ?? [];
-      trail.push(cloneJson(entry));
+      const merged = coalesceRejection(trail.at(-1), entry);
+      if (merged) trail[trail.length - 1] = cloneJson(merged);
+      else trail.push(cloneJson(entry));
       this.#audit.set(entry.interruptId, trail);
     }
   }
@@ -178,8 +181,8 @@ export class MemoryReviewStore implements ReviewStore {
     return next;
   }
 
-  async auditOf(interruptId: string): Promise<AuditEntry[]> {
-    return cloneJson(this.#audit.get(interruptId) ?? []);
+  async auditOf(interruptId: string, page: AuditPage = ALL_AUDIT): Promise<AuditEntry[]> {
+    return cloneJson((this.#audit.get(interruptId) ?? []).slice(page.offset, page.offset + page.limit));
   }
 
   async close(): Promise<void> {}

@@ -8,8 +8,8 @@
  */
 import type { PoolClient } from "pg";
 import type { Principal } from "../../auth/index.ts";
-import { DEFAULT_CANCEL_REASON } from "../../review/store.ts";
-import type { ReviewStore } from "../../review/store.ts";
+import { ALL_AUDIT, DEFAULT_CANCEL_REASON } from "../../review/store.ts";
+import type { AuditPage, ReviewStore } from "../../review/store.ts";
 import {
   batchesOf,
   cancelItem,
@@ -21,6 +21,7 @@ import {
   lapseClaim,
   newItem,
   planResume,
+  coalesceRejection,
 } from "../../review/transitions.ts";
 import type { Transition } from "../../review/transitions.ts";
 import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem, ReviewStatus } from "../../review/types.ts";
@@ -142,7 +143,24 @@ export class PostgresReviewStore implements ReviewStore {
     this.#audit = `${db.q}.hub_review_audit`;
   }
 
-  async #append(c: PoolClient, entries: readonly AuditEntry[]): Promise<void> {
+  async #append(c: PoolClient, all: readonly AuditEntry[]): Promise<void> {
+    const entries: AuditEntry[] = [];
+    for (const entry of all) {
+      if (entry.kind === "rejected" && entries.length === 0) {
+        // Decisions hold the item's row lock: the trail's last line cannot change under us.
+        const { rows } = await c.query<AuditRow & { seq: string }>(
+          `SELECT seq, interrupt_id, at, kind, by_sub, by_name, reason, detail FROM ${this.#audit} WHERE interrupt_id = $1 ORDER BY seq DESC LIMIT 1`,
+          [entry.interruptId],
+        );
+        const last = rows[0];
+        const merged = coalesceRejection(last && auditOfRow(last), entry);
+        if (last && merged) {
+          await c.query(`UPDATE ${this.#audit} SET detail = $1::json WHERE seq = $2`, [encodeJson(merged.detail), last.seq]);
+          continue;
+        }
+      }
+      entries.push(entry);
+    }
     if (entries.length === 0) return;
     // One statement for every line, in order (the identity column keeps it).
     await c.query(
@@ -337,18 +355,12 @@ export class PostgresReviewStore implements ReviewStore {
     return rows[0]?.at ?? null;
   }
 
-  async auditOf(interruptId: string): Promise<AuditEntry[]> {
+  async auditOf(interruptId: string, page: AuditPage = ALL_AUDIT): Promise<AuditEntry[]> {
     const { rows } = await this.#db.pool.query<AuditRow>(
-      `SELECT interrupt_id, at, kind, by_sub, by_name, reason, detail FROM ${this.#audit} WHERE interrupt_id = $1 ORDER BY seq`,
-      [interruptId],
+      `SELECT interrupt_id, at, kind, by_sub, by_name, reason, detail FROM ${this.#audit} WHERE interrupt_id = $1 ORDER BY seq LIMIT $2 OFFSET $3`,
+      [interruptId, page.limit, page.offset],
     );
-    return rows.map((row) => {
-      const entry: AuditEntry = { interruptId: row.interrupt_id, at: row.at, kind: row.kind };
-      if (row.by_sub !== null) entry.by = { sub: row.by_sub, name: row.by_name ?? "" };
-      if (row.reason !== null) entry.reason = row.reason;
-      if (row.detail !== null) entry.detail = row.detail;
-      return entry;
-    });
+    return rows.map(auditOfRow);
   }
 
   /** The database is the node's, shared by every store: nothing to close here. */
@@ -357,3 +369,11 @@ export class PostgresReviewStore implements ReviewStore {
 
 /** The query under way (or the next one) fails with the cause; the pool drops the broken client on release. */
 function ignoreLostConnection(): void {}
+
+function auditOfRow(row: AuditRow): AuditEntry {
+  const entry: AuditEntry = { interruptId: row.interrupt_id, at: row.at, kind: row.kind };
+  if (row.by_sub !== null) entry.by = { sub: row.by_sub, name: row.by_name ?? "" };
+  if (row.reason !== null) entry.reason = row.reason;
+  if (row.detail !== null) entry.detail = row.detail;
+  return entry;
+}

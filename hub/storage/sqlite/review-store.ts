@@ -10,8 +10,8 @@
 import type Database from "better-sqlite3";
 import { requireTables } from "../../../engine/checkpoint/sqlite-open.ts";
 import type { Principal } from "../../auth/index.ts";
-import { DEFAULT_CANCEL_REASON } from "../../review/store.ts";
-import type { ReviewStore } from "../../review/store.ts";
+import { ALL_AUDIT, DEFAULT_CANCEL_REASON } from "../../review/store.ts";
+import type { AuditPage, ReviewStore } from "../../review/store.ts";
 import {
   batchesOf,
   cancelItem,
@@ -24,6 +24,7 @@ import {
   lapseClaim,
   newItem,
   planResume,
+  coalesceRejection,
 } from "../../review/transitions.ts";
 import type { Transition } from "../../review/transitions.ts";
 import { REVIEW_TABLES } from "./migrations.ts";
@@ -208,9 +209,13 @@ function prepareStatements(db: Database.Database) {
       `INSERT INTO hub_review_audit (interrupt_id, at, kind, by_sub, by_name, reason, detail)
        VALUES (@interrupt_id, @at, @kind, @by_sub, @by_name, @reason, @detail)`,
     ),
-    selectAudit: db.prepare<[string], AuditRow>(
-      "SELECT interrupt_id, at, kind, by_sub, by_name, reason, detail FROM hub_review_audit WHERE interrupt_id = ? ORDER BY seq",
+    selectAudit: db.prepare<[string, number, number], AuditRow>(
+      "SELECT interrupt_id, at, kind, by_sub, by_name, reason, detail FROM hub_review_audit WHERE interrupt_id = ? ORDER BY seq LIMIT ? OFFSET ?",
     ),
+    lastAudit: db.prepare<[string], AuditRow & { seq: number }>(
+      "SELECT seq, interrupt_id, at, kind, by_sub, by_name, reason, detail FROM hub_review_audit WHERE interrupt_id = ? ORDER BY seq DESC LIMIT 1",
+    ),
+    updateAuditDetail: db.prepare<[string, number]>("UPDATE hub_review_audit SET detail = ? WHERE seq = ?"),
   };
 }
 
@@ -248,7 +253,12 @@ export class SqliteReviewStore implements ReviewStore {
   }
 
   #append(entries: readonly AuditEntry[]): void {
-    for (const entry of entries) this.#sql.insertAudit.run(toAuditRow(entry));
+    for (const entry of entries) {
+      const last = entry.kind === "rejected" ? this.#sql.lastAudit.get(entry.interruptId) : undefined;
+      const merged = coalesceRejection(last && fromAuditRow(last), entry);
+      if (last && merged) this.#sql.updateAuditDetail.run(encodeJson(merged.detail), last.seq);
+      else this.#sql.insertAudit.run(toAuditRow(entry));
+    }
   }
 
   #write(next: ReviewItem, version: number, winningAnswer = false): void {
@@ -390,8 +400,8 @@ export class SqliteReviewStore implements ReviewStore {
     return this.#sql.nextDeadline.get()?.at ?? null;
   }
 
-  async auditOf(interruptId: string): Promise<AuditEntry[]> {
-    return this.#sql.selectAudit.all(interruptId).map(fromAuditRow);
+  async auditOf(interruptId: string, page: AuditPage = ALL_AUDIT): Promise<AuditEntry[]> {
+    return this.#sql.selectAudit.all(interruptId, page.limit, page.offset).map(fromAuditRow);
   }
 
   /** Closes the database if this store opened it. */

@@ -131,14 +131,19 @@ export function storeTests(store: () => ReviewStore): void {
     expect(refusal.code).toBe("permission_denied");
     expect(await store().getItem("i1")).toEqual(item);
     const audit = await store().auditOf("i1");
-    expect(audit.at(-1)).toEqual({
-      interruptId: "i1",
-      at: iso(T0 + 1),
-      kind: "rejected",
-      by: { sub: principal.sub, name: principal.name },
-      reason: "permission_denied",
-      detail: { message: refusal.message },
-    });
+    if (principal.tenant !== item.tenant) {
+      // Another tenant's attempt does not reach (nor grow) this tenant's trail.
+      expect(kinds(audit)).toEqual(["requested"]);
+    } else {
+      expect(audit.at(-1)).toEqual({
+        interruptId: "i1",
+        at: iso(T0 + 1),
+        kind: "rejected",
+        by: { sub: principal.sub, name: principal.name },
+        reason: "permission_denied",
+        detail: { message: refusal.message },
+      });
+    }
     // and the item can still be answered by a candidate
     expect((await store().answer("i1", alice, "approve", T0 + 2)).ok).toBe(true);
   });
@@ -353,6 +358,37 @@ export function storeTests(store: () => ReviewStore): void {
     expect(await store().takeResume("r1", "eager", T0 + 2, "e3")).toMatchObject({ answers: { y: 2 }, resumeRunId: "e3" });
     expect(await store().takeResume("nope", "eager", T0 + 2, "e4")).toBeNull();
     expect((await store().unappliedResumes()).map((b) => b.resumeRunId)).toEqual(["e1", "e3"]);
+  });
+
+  it("coalesces repeated refusals of one principal for one reason into one line; others stay apart", async () => {
+    await store().createItem(newItem("i1", { routing: { users: ["alice"] } }), T0);
+    for (let i = 1; i <= 500; i++) await store().answer("i1", bob, { attempt: i, blob: "x".repeat(100) }, T0 + i);
+    await store().answer("i1", carol, "no", T0 + 501);
+    await store().answer("i1", bob, "again", T0 + 502);
+    for (let i = 0; i < 200; i++) await store().answer("i1", eve, "other tenant", T0 + 600 + i);
+    const audit = await store().auditOf("i1");
+    expect(audit.map((e) => [e.kind, e.by?.sub, e.reason])).toEqual([
+      ["requested", undefined, undefined],
+      ["rejected", "bob", "permission_denied"],
+      ["rejected", "carol", "permission_denied"],
+      ["rejected", "bob", "permission_denied"],
+    ]);
+    expect(audit[1]).toMatchObject({ at: iso(T0 + 1), detail: { message: expect.stringContaining("bob is not a candidate"), repeated: 500, last_at: iso(T0 + 500) } });
+    expect(audit[2]?.detail).toEqual({ message: expect.any(String) });
+    expect(await store().getItem("i1")).toMatchObject({ status: "open" });
+  });
+
+  it("pages the audit trail", async () => {
+    await store().createItem(newItem("i1"), T0);
+    for (let i = 0; i < 5; i++) {
+      await store().claim("i1", alice, 1_000, T0 + 10 * i + 1);
+      await store().release("i1", alice, T0 + 10 * i + 2);
+    }
+    const all = await store().auditOf("i1");
+    expect(all).toHaveLength(11);
+    expect(await store().auditOf("i1", { offset: 0, limit: 3 })).toEqual(all.slice(0, 3));
+    expect(await store().auditOf("i1", { offset: 9, limit: 3 })).toEqual(all.slice(9));
+    expect(await store().auditOf("i1", { offset: 11, limit: 3 })).toEqual([]);
   });
 
   it("keeps the whole audit trail in order", async () => {
