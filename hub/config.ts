@@ -43,7 +43,7 @@ export interface HubLimits {
   sendSoftBytes: number;
   /** Past this many buffered + queued bytes a slow consumer is terminated. */
   sendHardBytes: number;
-  /** A frame that waited this long for a slow consumer to read gets it terminated (a reader that stopped). */
+  /** A backlogged consumer that read nothing for this long is terminated (a reader that stopped). */
   sendQueueMaxMs: number;
   /** How often a slow connection's queue is retried. */
   flushIntervalMs: number;

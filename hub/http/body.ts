@@ -25,7 +25,8 @@ export function requestBodyLimit(limits: BodyLimits): MiddlewareHandler {
       const body = new URL(c.req.url).pathname.endsWith("/commands")
         ? errorResponse(null, "payload_too_large", message, { limit: maxSize })
         : { error: "payload_too_large", message, detail: message, details: { limit: maxSize } };
-      // The rest of an oversized body is not read: the connection closes after the answer.
+      // The answer goes out at once and the rest of the body is not kept; the connection is not
+      // reused (a client may have stopped sending mid-body, so its next request must not follow it).
       return c.json(body, 413, { connection: "close" });
     },
   });

@@ -4,9 +4,12 @@
  * buffer is small; past the soft bound they queue, and adjacent text deltas
  * of one message are merged (a slow reader gets fewer, larger deltas, none
  * lost). A consumer that does not read is dropped at a bound in bytes (its
- * buffered + queued bytes past the hard bound) or in time (a frame that has
- * waited in its queue for longer than `sendQueueMaxMs`), without a close
- * frame, which would only queue behind the backlog.
+ * buffered + queued bytes past the hard bound) or in time (no progress for
+ * `sendQueueMaxMs`: at every retry of its queue since then, the socket took
+ * nothing and its buffer did not shrink), without a close frame, which would
+ * only queue behind the backlog. Time is counted only at those retries
+ * (timer callbacks, after the event loop has done its I/O), so a hub whose
+ * loop was busy for a while does not mistake its own delay for a reader's.
  *
  * Merging is linear in the text: a merged delta keeps its pieces and is
  * encoded once, when it is sent. (Re-encoding the whole text on every token
@@ -35,7 +38,7 @@ export const OPEN = 1;
 export interface OutboxLimits {
   sendSoftBytes: number;
   sendHardBytes: number;
-  /** The longest a frame may wait in the queue; past it the consumer is dropped. */
+  /** How long a backlogged consumer may make no progress before it is dropped. */
   sendQueueMaxMs: number;
   flushIntervalMs: number;
 }
@@ -57,14 +60,10 @@ class Queued {
   /** Escaped bytes of every piece but the latest (whose bytes are in the latest frame). */
   #earlierBytes = 0;
   #latestText = "";
-  /** When it was queued (Date.now()). */
-  readonly at: number;
-
-  constructor(data: string | Buffer, at: number, delta?: DeltaEvent) {
+  constructor(data: string | Buffer, delta?: DeltaEvent) {
     this.data = data;
     this.bytes = typeof data === "string" ? Buffer.byteLength(data) : data.byteLength;
     this.delta = delta;
-    this.at = at;
     if (delta) this.#latestText = textOf(delta);
   }
 
@@ -133,6 +132,10 @@ export class Outbox {
   #queuedBytes = 0;
   #timer: NodeJS.Timeout | undefined;
   #dead = false;
+  /** Since when (a retry that found) the consumer made no progress; undefined while it does. */
+  #stalledSince: number | undefined;
+  /** The socket's buffered bytes at the last retry (less now = it is reading). */
+  #lastBuffered = 0;
 
   constructor(port: SocketPort, limits: OutboxLimits, metrics: HubMetrics, owner: OutboxOwner) {
     this.#port = port;
@@ -154,14 +157,14 @@ export class Outbox {
   sendText(text: string): void {
     if (this.#dead || this.#port.readyState !== OPEN) return;
     if (this.#keepsUp()) return this.#write(text);
-    this.#push(new Queued(text, Date.now()));
+    this.#push(new Queued(text));
   }
 
   /** A published event: the same frame goes to every socket; nothing is allocated while the socket keeps up. */
   sendEntry(entry: LogEntry): void {
     if (this.#dead || this.#port.readyState !== OPEN) return;
     if (this.#keepsUp()) return this.#write(entry.frame);
-    this.#push(new Queued(entry.frame, Date.now(), textDeltaOf(entry.event)));
+    this.#push(new Queued(entry.frame, textDeltaOf(entry.event)));
   }
 
   sendEvent(event: ProtocolEvent): void {
@@ -193,18 +196,8 @@ export class Outbox {
       this.#queue.push(item);
       this.#setQueuedBytes(this.#queuedBytes + item.bytes);
     }
-    if (this.#overBound(item.at)) return;
+    if (this.#port.bufferedAmount + this.#queuedBytes > this.#limits.sendHardBytes) return this.#terminate();
     this.#schedule();
-  }
-
-  /** Drops the consumer when it is past the bound in bytes or in time; true if it did. */
-  #overBound(now: number): boolean {
-    const head = this.#queue[0];
-    if (this.#port.bufferedAmount + this.#queuedBytes > this.#limits.sendHardBytes || (head !== undefined && now - head.at > this.#limits.sendQueueMaxMs)) {
-      this.#terminate();
-      return true;
-    }
-    return false;
   }
 
   #setQueuedBytes(bytes: number): void {
@@ -229,13 +222,23 @@ export class Outbox {
 
   #flush(): void {
     if (this.#dead || this.#port.readyState !== OPEN) return;
+    const buffered = this.#port.bufferedAmount;
+    let progress = buffered < this.#lastBuffered;
     while (this.#queue.length > 0 && this.#port.bufferedAmount <= this.#limits.sendSoftBytes) {
       const item = this.#queue.shift();
       if (!item) break;
       this.#setQueuedBytes(this.#queuedBytes - item.bytes);
       this.#write(item.build());
+      progress = true;
     }
-    if (this.#queue.length === 0 || this.#overBound(Date.now())) return;
+    this.#lastBuffered = this.#port.bufferedAmount;
+    if (this.#queue.length === 0) {
+      this.#stalledSince = undefined;
+      return;
+    }
+    const now = Date.now();
+    this.#stalledSince = progress ? undefined : (this.#stalledSince ?? now);
+    if (this.#stalledSince !== undefined && now - this.#stalledSince > this.#limits.sendQueueMaxMs) return this.#terminate();
     this.#schedule();
   }
 

@@ -6,7 +6,6 @@
  * counted in bytes, not UTF-16 units; ids and metadata with their own limits;
  * 413 `payload_too_large`. A refused request changes nothing.
  */
-import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../../hub/index.ts";
 import { HubProcess } from "../../support/hub-process.ts";
@@ -26,34 +25,25 @@ const post = (path: string, body: string, headers: Record<string, string> = {}) 
   fetch(`${hub.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
 
 /**
- * Sends an endless chunked body (1 MiB chunks, up to `maxBytes`) and resolves
- * with the response's status and body and how many bytes were sent by then.
+ * Sends an endless chunked body (1 MiB chunks, pulled as the connection takes
+ * them, up to `maxBytes`) and resolves with the response's status and body and
+ * how many bytes had been handed over by then.
  */
-function endlessBody(path: string, maxBytes: number): Promise<{ status: number; body: Record<string, unknown>; sent: number }> {
-  const { hostname, port } = new URL(hub.url);
-  const chunk = Buffer.alloc(1024 * 1024, "a");
-  return new Promise((resolve, reject) => {
-    let sent = 0;
-    let answered = false;
-    const req = request({ hostname, port, path, method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
-      answered = true;
-      const parts: Buffer[] = [];
-      res.on("data", (part: Buffer) => parts.push(part));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString()) as Record<string, unknown>, sent }));
-    });
-    req.on("error", (error) => {
-      if (!answered) reject(error);
-    });
-    req.write('{"response":"');
-    const pump = (): void => {
-      while (!answered && sent < maxBytes) {
-        sent += chunk.length;
-        if (!req.write(chunk)) return void req.once("drain", pump);
-      }
-      if (!answered) req.end('"}');
-    };
-    pump();
+async function endlessBody(path: string, maxBytes: number): Promise<{ status: number; body: Record<string, unknown>; sent: number }> {
+  const chunk = new Uint8Array(1024 * 1024).fill(0x61);
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('{"response":"'));
+    },
+    pull(controller) {
+      if (sent >= maxBytes) return controller.close();
+      sent += chunk.length;
+      controller.enqueue(chunk);
+    },
   });
+  const res = await fetch(`${hub.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown>, sent };
 }
 
 describe("request bodies", () => {

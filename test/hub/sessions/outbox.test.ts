@@ -104,13 +104,31 @@ describe("Outbox", () => {
     expect(port.terminated).toBe(false);
     expect(outbox.queuedFrames).toBe(1);
     expect(metrics.sendQueuedBytes).toBe(outbox.queuedBytes);
-    // No more tokens: the flush timer still sees the head frame age past the bound.
+    // No more tokens: the retries still see no progress, past the bound.
     vi.advanceTimersByTime(limits.sendQueueMaxMs);
     expect(port.terminated).toBe(true);
     expect(onTerminated).toHaveBeenCalledOnce();
     expect(metrics.slowConsumersTerminated).toBe(1);
     expect(metrics.sendQueuedBytes).toBe(0);
     expect(port.sent).toEqual([]);
+  });
+
+  it("does not drop a reader that is slow but reading, however long it stays behind", () => {
+    const port = new FakePort();
+    const metrics = new HubMetrics();
+    const outbox = new Outbox(port, { ...limits, sendHardBytes: 1_000_000 }, metrics, { close() {} });
+    port.bufferedAmount = 5_000;
+    for (let i = 0; i < 300; i++) {
+      outbox.sendEntry(delta("tok "));
+      // It reads a little every retry, never enough to catch up.
+      port.bufferedAmount -= 10;
+      vi.advanceTimersByTime(10);
+    }
+    expect(port.terminated).toBe(false);
+    expect(outbox.queuedFrames).toBe(1);
+    port.bufferedAmount = 0;
+    vi.advanceTimersByTime(limits.flushIntervalMs);
+    expect(texts(port)).toEqual(["tok ".repeat(300)]);
   });
 
   it("counts a merged delta's bytes as the frame it becomes (escapes and UTF-8 included), and builds it once", () => {
