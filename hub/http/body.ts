@@ -19,17 +19,35 @@ export function requestBodyLimit(limits: BodyLimits): MiddlewareHandler {
   const maxSize = limits.maxFrameBytes;
   return bodyLimit({
     maxSize,
-    onError: (c) => {
+    onError: async (c) => {
+      // A declared body is read to its end and dropped (nothing kept) before the answer, so the
+      // client, which may still be sending, reads the 413 and can reuse the connection; past
+      // MAX_DISCARD_BYTES, or a chunked body (already being read), the connection is closed.
+      const declaredBytes = Number(c.req.header("content-length"));
+      const discarded = Number.isFinite(declaredBytes) && declaredBytes <= MAX_DISCARD_BYTES && (await discard(c.req.raw.body));
       const declared = Number(c.req.header("content-length"));
       const message = `the request body is ${Number.isFinite(declared) && declared > maxSize ? `${declared} bytes` : `more than ${maxSize} bytes`}; the limit is ${maxSize} bytes (maxFrameBytes)`;
       const body = new URL(c.req.url).pathname.endsWith("/commands")
         ? errorResponse(null, "payload_too_large", message, { limit: maxSize })
         : { error: "payload_too_large", message, detail: message, details: { limit: maxSize } };
-      // The answer goes out at once and the rest of the body is not kept; the connection is not
-      // reused (a client may have stopped sending mid-body, so its next request must not follow it).
-      return c.json(body, 413, { connection: "close" });
+      return c.json(body, 413, discarded ? {} : { connection: "close" });
     },
   });
+}
+
+/** Declared bodies up to this size are read and dropped before a 413; larger ones close the connection. */
+const MAX_DISCARD_BYTES = 64 * 1024 * 1024;
+
+/** Reads a body to its end without keeping it; false if it could not be read. */
+async function discard(body: ReadableStream<Uint8Array> | null): Promise<boolean> {
+  if (body === null) return true;
+  if (body.locked) return false;
+  try {
+    const reader = body.getReader();
+    for (;;) if ((await reader.read()).done) return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The body as JSON: `empty` when there is none; malformed or too deep JSON is an `invalid_argument`. */

