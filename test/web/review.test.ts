@@ -108,13 +108,30 @@ describe.skipIf(!hasChromium())("the inbox and the item in Chromium", { timeout:
     const olive = h.sdk(hub, await token("u_olive", "Olive", ["operator", "observer"]));
     const ada = await h.person(hub, "u_ada", "Ada", ["reviewer", "observer"]);
     const rita = await h.person(hub, "u_rita", "Rita", ["reviewer", "observer"]);
-    await olive.thread("budget-exp").run("budget", { expires: "3s", title: "Approve quickly?" });
+    await olive.thread("budget-exp").run("budget", { expires: "8s", title: "Approve quickly?" });
     await rowOf(rita, "Approve quickly?").getByText(/^in \d s$/).waitFor(UI);
     await rowOf(ada, "Approve quickly?").getByRole("link", { name: "Approve quickly?" }).click();
     await ada.getByText(/^expires in \d s$/).waitFor(UI);
     await rowOf(rita, "Approve quickly?").getByText(/^expired · \d+ s ago$/).waitFor(UI);
     await ada.getByText("This item expired.").waitFor(UI);
     expect(await ada.getByRole("button", { name: "Approve" }).isDisabled()).toBe(true);
+  });
+
+  it("a question whose thread is deleted: every open inbox says it was withdrawn and why, the item says it is void", async () => {
+    const hub = await h.hub();
+    const oliveToken = await token("u_olive", "Olive", ["operator", "observer"]);
+    const olive = h.sdk(hub, oliveToken);
+    const ada = await h.person(hub, "u_ada", "Ada", ["reviewer", "observer"]);
+    const rita = await h.person(hub, "u_rita", "Rita", ["reviewer", "observer"]);
+    await olive.thread("budget-cx").run("budget", { expires: "5m", title: "Approve the void budget?" });
+    await rowOf(rita, "Approve the void budget?").waitFor(UI);
+    await rowOf(ada, "Approve the void budget?").getByRole("link", { name: "Approve the void budget?" }).click();
+    await ada.getByRole("button", { name: "Approve" }).waitFor(UI);
+    const deleted = await fetch(`${hub.url}/threads/budget-cx`, { method: "DELETE", headers: { authorization: `Bearer ${oliveToken}` } });
+    expect(deleted.status).toBe(204);
+    await rowOf(rita, "Approve the void budget?").getByText(/^withdrawn: the thread was deleted · \d+ s ago$/).waitFor(UI);
+    await rowOf(ada, "Approve the void budget?").or(ada.getByText(/withdrawn|void|cancelled/i)).first().waitFor(UI);
+    expect(await ada.getByRole("button", { name: "Approve", disabled: false }).count()).toBe(0);
   });
 
   it("filters, sorting and the keyboard: j / k / Enter, n for the next item, Esc back", async () => {
