@@ -33,6 +33,8 @@ export const ERROR_CODES = {
   already_answered: { status: 409, retryable: false, spec: false, description: "Another answer won; `details.answered_by` names the winner." },
   thread_busy: { status: 409, retryable: true, spec: false, description: "The thread has an active run and the multitask strategy is `reject`." },
   claim_held: { status: 409, retryable: true, spec: false, description: "Another reviewer holds the claim; retry after `details.expires_at`." },
+  already_voted: { status: 409, retryable: false, spec: false, description: "This reviewer already voted on the quorum item (each candidate votes once); `details.voted_at` says when." },
+  stale_payload: { status: 409, retryable: false, spec: false, description: "The answer's `payload_digest` is not the item's current one (the state was edited or the question re-raised); the item stays open — reload it and answer again." },
   nothing_pending: { status: 409, retryable: false, spec: false, description: "A resume on a thread with no pending interrupt." },
   unknown_interrupt: { status: 409, retryable: false, spec: false, description: "The id exists in the thread's history but is not pending now (a stale question)." },
   interrupt_expired: { status: 410, retryable: false, spec: false, description: "The interrupt's deadline passed; its expiry action was applied." },

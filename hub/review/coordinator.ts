@@ -435,12 +435,15 @@ export function refusalError(refusal: Refusal, interruptId: string): Switchboard
       });
     case "claim_held":
       return new SwitchboardError("claim_held", refusal.message, { interrupt_id: interruptId, claimed_by: { ...refusal.claimedBy }, expires_at: Date.parse(refusal.until) });
+    case "already_voted":
+      return new SwitchboardError("already_voted", refusal.message, { interrupt_id: interruptId, voted_at: Date.parse(refusal.votedAt), verdict: refusal.verdict });
     case "unknown_interrupt":
       return new SwitchboardError("no_such_interrupt", refusal.message, { interrupt_id: interruptId });
     case "permission_denied":
     case "interrupt_expired":
     case "interrupt_cancelled":
     case "invalid_argument":
+    case "stale_payload":
       return new SwitchboardError(refusal.code, refusal.message, { interrupt_id: interruptId });
     default:
       return assertNever(refusal, "review refusal");

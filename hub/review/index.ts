@@ -13,9 +13,12 @@ export { DEFAULT_CLAIM_TTL_MS, ReviewService } from "./service.ts";
 export type { AnswerInput, BatchOutcome, InterruptRequest, ReviewLogger, ReviewServiceOptions, TickOutcome } from "./service.ts";
 export type { ReviewStore } from "./store.ts";
 export { MAX_CLAIM_TTL_MS } from "./transitions.ts";
-export { AUDIT_KINDS, PENDING_STATUSES, REVIEW_STATUSES } from "./types.ts";
+export { AUDIT_KINDS, PENDING_STATUSES, QUORUM_MODES, REVIEW_STATUSES } from "./types.ts";
+export { canonicalJson, describeProgress, isQuorumItem, payloadDigest, progressOf, verdictOf } from "./quorum.ts";
+export type { QuorumProgress, VoteOutcome, VoteResult } from "./quorum.ts";
 export type {
   Actor,
+  AnswerExpectations,
   AuditEntry,
   AuditKind,
   Decision,
@@ -24,6 +27,9 @@ export type {
   LapsedClaim,
   ListItemsFilter,
   NewReviewItem,
+  Quorum,
+  QuorumMode,
+  ReassignTarget,
   Refusal,
   RefusalCode,
   ResumeBatch,
@@ -31,7 +37,10 @@ export type {
   ReviewItem,
   ReviewStatus,
   Routing,
+  Stage,
   Verdict,
+  Vote,
+  VoteVerdict,
 } from "./types.ts";
 export { RESUME_POLICY_KEY, ReviewCoordinator, refusalError, resumePolicyOf } from "./coordinator.ts";
 export type { AnswerOutcome, ReviewConfig } from "./coordinator.ts";

@@ -59,7 +59,7 @@ export function mayView(principal: Principal, item: ReviewItem): Verdict {
 }
 
 /** Whether the principal is someone who may ever act on this item (tenant, role, candidacy, self). */
-function mayAct(principal: Principal, item: ReviewItem): Verdict {
+export function mayAct(principal: Principal, item: ReviewItem): Verdict {
   const id = item.interruptId;
   if (principal.tenant !== item.tenant) return deny(`interrupt ${id} belongs to another tenant`);
   if (!canPerform(principal, "answer")) {

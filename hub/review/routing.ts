@@ -11,7 +11,9 @@ import { z } from "zod";
 import { ADMIN_ROLE } from "../auth/index.ts";
 import { ALL_QUEUES, isRecord } from "../protocol/index.ts";
 import { checkSchema } from "./json-schema.ts";
-import type { JsonSchema, Routing } from "./types.ts";
+import { unsatisfiable } from "./quorum.ts";
+import type { JsonSchema, Quorum, Routing, Stage } from "./types.ts";
+import { QUORUM_MODES } from "./types.ts";
 
 export const DEFAULT_OVERRIDE_ROLES: readonly string[] = ["review-admin"];
 
@@ -90,6 +92,40 @@ const schemaField = z.union([z.boolean(), z.record(z.string(), z.unknown())]).su
 /** A queue name: "*" is reserved for subscriptions to every queue. */
 const queueName = name.refine((q) => q !== ALL_QUEUES, { message: `"${ALL_QUEUES}" is reserved (it subscribes to every queue)` });
 
+const quorumField = z
+  .object({ mode: z.enum(QUORUM_MODES), k: z.number().int().min(1).max(1000).optional(), rejectEnds: z.boolean().optional() })
+  .strict()
+  .superRefine((q, ctx) => {
+    if (q.mode === "k_of_n" && q.k === undefined) ctx.addIssue({ code: "custom", message: `mode "k_of_n" needs k` });
+    if (q.mode !== "k_of_n" && q.k !== undefined) ctx.addIssue({ code: "custom", message: `k is only for mode "k_of_n"` });
+  });
+const stagesField = z
+  .array(
+    z
+      .object({ name, users: z.array(name).max(1000).optional(), roles: z.array(name).max(100).optional(), quorum: quorumField.optional() })
+      .strict(),
+  )
+  .min(1)
+  .max(20)
+  .superRefine((stages, ctx) => {
+    const names = new Set<string>();
+    for (const [i, s] of stages.entries()) {
+      if (names.has(s.name)) ctx.addIssue({ code: "custom", path: [i, "name"], message: `duplicate stage name ${JSON.stringify(s.name)}` });
+      names.add(s.name);
+    }
+  });
+
+function toQuorum(q: z.output<typeof quorumField>): Quorum {
+  const out: Quorum = { mode: q.mode };
+  if (q.k !== undefined) out.k = q.k;
+  if (q.rejectEnds !== undefined) out.rejectEnds = q.rejectEnds;
+  return out;
+}
+
+function toStages(stages: z.output<typeof stagesField>): Stage[] {
+  return stages.map((s) => ({ name: s.name, users: s.users ?? [], roles: s.roles ?? [], ...(s.quorum === undefined ? {} : { quorum: toQuorum(s.quorum) }) }));
+}
+
 /** One schema per `review` field, parsed independently. */
 const REVIEW_FIELDS = {
   queue: queueName,
@@ -99,6 +135,8 @@ const REVIEW_FIELDS = {
   onExpire: z.object({ response: z.unknown() }).strict(),
   allowSelfApproval: z.boolean(),
   responseSchema: schemaField,
+  quorum: quorumField,
+  stages: stagesField,
 };
 type ReviewFields = { [K in keyof typeof REVIEW_FIELDS]?: z.output<(typeof REVIEW_FIELDS)[K]> };
 
@@ -113,6 +151,8 @@ const HOOK_RESULT = z
     allowSelfApproval: z.boolean(),
     responseSchema: schemaField,
     overrideRoles: z.array(name),
+    quorum: quorumField,
+    stages: stagesField,
   })
   .partial()
   .strict();
@@ -166,10 +206,12 @@ function hookRouting(defaults: RoutingDefaults, ctx: RoutingContext, payload: un
     issues.push({ path: "hook", message: `returned an invalid routing (${messageOf(parsed.error)}); ignored` });
     return {};
   }
-  const { responseSchema, ...rest } = parsed.data;
+  const { responseSchema, quorum, stages, ...rest } = parsed.data;
   // A boolean schema is valid JSON Schema; `true` means no constraint.
   const schema: Partial<Routing> = typeof responseSchema === "object" ? { responseSchema: responseSchema as JsonSchema } : {};
   if (responseSchema === false) schema.responseSchema = { not: {} };
+  if (quorum !== undefined) schema.quorum = toQuorum(quorum);
+  if (stages !== undefined) schema.stages = toStages(stages);
   return { ...rest, ...schema };
 }
 
@@ -191,7 +233,9 @@ export function routingOf(payload: unknown, defaults: RoutingDefaults, ctx: Rout
   };
   Object.assign(routing, hookRouting(defaults, ctx, payload, issues));
 
-  const { fields, badCandidates } = readReviewField(isRecord(payload) ? payload["review"] : undefined, issues);
+  const read = readReviewField(isRecord(payload) ? payload["review"] : undefined, issues);
+  const { fields } = read;
+  let badCandidates = read.badCandidates;
   if (fields.queue !== undefined) routing.queue = fields.queue;
   if (fields.users !== undefined) routing.users = fields.users;
   if (fields.roles !== undefined) routing.roles = fields.roles;
@@ -201,13 +245,36 @@ export function routingOf(payload: unknown, defaults: RoutingDefaults, ctx: Rout
   if (fields.responseSchema === false) routing.responseSchema = { not: {} };
   else if (fields.responseSchema === true) delete routing.responseSchema;
   else if (fields.responseSchema !== undefined) routing.responseSchema = fields.responseSchema;
+  if (fields.quorum !== undefined) routing.quorum = toQuorum(fields.quorum);
+  if (fields.stages !== undefined) routing.stages = toStages(fields.stages);
+  // A rule that cannot be read or met fails closed, like bad candidates: only the override roles decide, once.
+  const ruleIssue = issues.some((i) => i.path === "review.quorum" || i.path === "review.stages") ? "invalid quorum or stages" : unmetRule(routing);
+  if (ruleIssue !== undefined) {
+    if (ruleIssue !== "invalid quorum or stages") issues.push({ path: "review", message: ruleIssue });
+    delete routing.quorum;
+    delete routing.stages;
+    badCandidates = true;
+  }
   if (badCandidates) {
     // Never empty: empty candidate lists would mean "every reviewer".
     routing.users = [];
     routing.roles = [...new Set([ADMIN_ROLE, ...routing.overrideRoles])];
-    issues.push({ path: "review", message: `invalid candidates: only the roles ${routing.roles.join(", ")} may answer` });
+    issues.push({ path: "review", message: `invalid candidates or rule: only the roles ${routing.roles.join(", ")} may answer` });
   }
   return { routing, issues };
+}
+
+/** Why the routing's quorum (or a stage's) cannot be met by its candidates, or undefined. */
+function unmetRule(routing: Routing): string | undefined {
+  if (routing.stages !== undefined) {
+    for (const stage of routing.stages) {
+      const [users, roles] = stage.users.length === 0 && stage.roles.length === 0 ? [routing.users, routing.roles] : [stage.users, stage.roles];
+      const why = unsatisfiable(stage.quorum ?? routing.quorum ?? { mode: "any" }, users, roles);
+      if (why !== undefined) return `stage ${JSON.stringify(stage.name)}: ${why}`;
+    }
+    return undefined;
+  }
+  return routing.quorum === undefined ? undefined : unsatisfiable(routing.quorum, routing.users, routing.roles);
 }
 
 /** One line for the hub's log. */

@@ -7,10 +7,16 @@
  * (test/hub/review/conformance.ts). `now` is epoch ms from the caller's clock.
  */
 import type { Principal } from "../auth/index.ts";
+import type { AnswerExpectations, ReassignTarget } from "./types.ts";
+import type { VoteResult } from "./quorum.ts";
 import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem } from "./types.ts";
 
 export interface ReviewStore {
-  /** Idempotent on interruptId: a known id returns the stored item, `created: false`, unchanged. */
+  /**
+   * Idempotent on interruptId: a known id returns the stored item, `created: false`,
+   * unchanged — unless it is pending and raised again with another payload: then
+   * the payload is replaced and the revision bumped (transitions.reraiseItem).
+   */
   createItem(input: NewReviewItem, now: number): Promise<{ item: ReviewItem; created: boolean }>;
   getItem(interruptId: string): Promise<ReviewItem | undefined>;
   /** Oldest first. */
@@ -20,7 +26,11 @@ export interface ReviewStore {
    * First authorized, valid answer wins. Refusals change nothing but append
    * a `rejected` audit entry (none for an unknown id).
    */
-  answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits): Promise<Decision>;
+  answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits, expect?: AnswerExpectations): Promise<Decision & { vote?: VoteResult }>;
+  /** Moves a pending item to another queue or candidates (quorum.ts planReassign: who may). */
+  reassign(interruptId: string, principal: Principal, target: ReassignTarget, now: number): Promise<Decision>;
+  /** The thread's state was edited: each pending item of it moves to its next revision (and digest); returns them. */
+  reviseForThread(threadId: string, now: number, reason: string): Promise<ReviewItem[]>;
   /** Takes or renews a lease of `ttlMs`. */
   claim(interruptId: string, principal: Principal, ttlMs: number, now: number): Promise<Decision>;
   /** Ends a lease early; `changed: false` when there was no live lease. */

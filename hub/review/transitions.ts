@@ -6,11 +6,13 @@
  */
 import type { Principal } from "../auth/index.ts";
 import { validateJson } from "./json-schema.ts";
-import { activeClaim, isDue, mayAnswer, mayClaim, mayRelease } from "./policy.ts";
-import type { Actor, AuditEntry, Decision, ExpiredItem, LapsedClaim, NewReviewItem, Refusal, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem, ReviewStatus } from "./types.ts";
+import { activeClaim, isDue, mayAnswer, mayClaim, mayRelease, stateRefusal } from "./policy.ts";
+import { alreadyVoted, canonicalJson, castVote, earlierVote, isQuorumItem, payloadDigest, planReassign, reassignedAudit, reviseItem, verdictOf, withStageCandidates } from "./quorum.ts";
+import type { VoteResult } from "./quorum.ts";
+import type { Actor, AnswerExpectations, AuditEntry, Decision, ExpiredItem, LapsedClaim, NewReviewItem, ReassignTarget, Refusal, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem, ReviewStatus, Vote } from "./types.ts";
 
 export interface Transition {
-  result: Decision;
+  result: Decision & { vote?: VoteResult };
   /** The item to store; undefined when nothing changes. */
   next?: ReviewItem;
   audit: AuditEntry[];
@@ -88,8 +90,9 @@ function unknown(interruptId: string): Transition {
 }
 
 export function newItem(input: NewReviewItem, now: number): { item: ReviewItem; audit: AuditEntry[] } {
-  const routing = cloneJson(input.routing);
+  const routing = withStageCandidates(cloneJson(input.routing));
   routing.expiresAt = canonicalIso(routing.expiresAt);
+  const payload = cloneJson(input.payload);
   const item: ReviewItem = {
     interruptId: input.interruptId,
     threadId: input.threadId,
@@ -97,7 +100,7 @@ export function newItem(input: NewReviewItem, now: number): { item: ReviewItem; 
     tenant: input.tenant,
     namespace: [...input.namespace],
     node: input.node,
-    payload: cloneJson(input.payload),
+    payload,
     routing,
     status: "open",
     claim: null,
@@ -108,16 +111,54 @@ export function newItem(input: NewReviewItem, now: number): { item: ReviewItem; 
     resumedAt: null,
     resumeRunId: null,
     appliedAt: null,
+    votes: [],
+    stage: 0,
+    revision: 0,
+    payloadDigest: payloadDigest(payload, 0),
   };
   const { queue, users, roles, expiresAt } = routing;
-  const detail = { queue, users, roles, expiresAt, hasDefault: routing.onExpire !== undefined };
+  const detail: Record<string, unknown> = { queue, users, roles, expiresAt, hasDefault: routing.onExpire !== undefined };
+  if (routing.quorum !== undefined) detail["quorum"] = routing.quorum;
+  if (routing.stages !== undefined) detail["stages"] = routing.stages.map((s) => s.name);
   return { item, audit: [{ interruptId: item.interruptId, at: item.createdAt, kind: "requested", detail }] };
 }
 
-export function decideAnswer(item: ReviewItem | undefined, interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits): Transition {
+/**
+ * The same interrupt raised again (a resume run re-asking a question still
+ * pending): another payload is a new revision of the item; the same one, or an
+ * item no longer pending, changes nothing.
+ */
+export function reraiseItem(existing: ReviewItem, input: NewReviewItem, now: number): { next: ReviewItem; audit: AuditEntry[] } | undefined {
+  if (!isPending(existing.status)) return undefined;
+  const payload = cloneJson(input.payload);
+  if (canonicalJson(payload) === canonicalJson(existing.payload)) return undefined;
+  return reviseItem(existing, iso(now), "reraised", payload);
+}
+
+/** The pending item at its next revision (the thread's state was edited); undefined if final. */
+export function reviseOnEdit(item: ReviewItem, now: number, reason: string): { next: ReviewItem; audit: AuditEntry[] } | undefined {
+  if (!isPending(item.status)) return undefined;
+  return reviseItem(item, iso(now), reason);
+}
+
+export function decideAnswer(
+  item: ReviewItem | undefined,
+  interruptId: string,
+  principal: Principal,
+  value: unknown,
+  now: number,
+  edits?: ResumeEdits,
+  expect?: AnswerExpectations,
+): Transition {
   if (item === undefined) return unknown(interruptId);
   const verdict = mayAnswer(principal, item, now);
   if (!verdict.ok) return rejectAnswer(item, principal, verdict, now);
+  if (expect?.payloadDigest !== undefined && expect.payloadDigest !== item.payloadDigest) {
+    const message = `interrupt ${interruptId} changed since it was read (payload_digest ${expect.payloadDigest} is not the current ${item.payloadDigest}, revision ${item.revision}); reload it and answer again`;
+    return rejectAnswer(item, principal, { ok: false, code: "stale_payload", message }, now);
+  }
+  const earlier = isQuorumItem(item) ? earlierVote(item, principal.sub) : undefined;
+  if (earlier !== undefined) return rejectAnswer(item, principal, alreadyVoted(item, earlier), now);
   let stored: unknown;
   let storedEdits: ResumeEdits | undefined;
   try {
@@ -134,6 +175,12 @@ export function decideAnswer(item: ReviewItem | undefined, interruptId: string, 
     return rejectAnswer(item, principal, { ok: false, code: "invalid_argument", message }, now);
   }
   const by = actor(principal);
+  if (isQuorumItem(item)) {
+    const vote: Vote = { by, at: iso(now), verdict: verdictOf(stored), value: stored, stage: item.stage, revision: item.revision };
+    if (storedEdits !== undefined) vote.edits = storedEdits;
+    const cast = castVote(item, vote, iso(now));
+    return { result: { ok: true, item: cast.next, changed: true, vote: cast.result }, next: cast.next, audit: cast.audit };
+  }
   const held = activeClaim(item, now);
   const answer: NonNullable<ReviewItem["answer"]> = { value: stored, by, at: iso(now) };
   if (storedEdits !== undefined) answer.edits = storedEdits;
@@ -141,6 +188,19 @@ export function decideAnswer(item: ReviewItem | undefined, interruptId: string, 
   const entry: AuditEntry = { interruptId, at: iso(now), kind: "answered", by, detail: { value: stored } };
   if (held !== null && held.by.sub !== by.sub) entry.detail = { value: stored, overrodeClaimOf: held.by };
   return { result: { ok: true, item: next, changed: true }, next, audit: [entry] };
+}
+
+/** Moves a pending item to another queue or candidates (quorum.ts planReassign says who may). */
+export function decideReassign(item: ReviewItem | undefined, interruptId: string, principal: Principal, target: ReassignTarget, now: number): Transition {
+  if (item === undefined) return unknown(interruptId);
+  if (principal.tenant !== item.tenant) return refuse({ ok: false, code: "permission_denied", message: `interrupt ${interruptId} belongs to another tenant` });
+  const final = stateRefusal(item, now);
+  if (final !== undefined) return refuse(final);
+  const plan = planReassign(item, principal, target);
+  if ("ok" in plan) return refuse(plan);
+  const next: ReviewItem = { ...item, routing: plan.routing, status: "open", claim: null };
+  const audit = [reassignedAudit(item, next, actor(principal), target.reason, plan.delegated, iso(now))];
+  return { result: { ok: true, item: next, changed: true }, next, audit };
 }
 
 export function decideClaim(item: ReviewItem | undefined, interruptId: string, principal: Principal, ttlMs: number, now: number): Transition {

@@ -34,6 +34,47 @@ export interface Routing {
   responseSchema?: JsonSchema;
   /** Roles that may answer over someone else's claim and release it (`admin` always may). */
   overrideRoles: string[];
+  /** How many candidates must approve (see quorum.ts); absent = `{ mode: "any" }`, first answer wins. */
+  quorum?: Quorum;
+  /** Ordered approval stages; the item's candidates (`users`, `roles`) are the current stage's. */
+  stages?: Stage[];
+}
+
+export const QUORUM_MODES = ["any", "all", "k_of_n"] as const;
+export type QuorumMode = (typeof QUORUM_MODES)[number];
+
+/**
+ * `any`: the first answer decides. `all`: every user in the candidate `users`
+ * list approves. `k_of_n`: `k` candidates approve. A reject ends the item when
+ * `rejectEnds` (default true); otherwise it ends only once the rule cannot be met.
+ */
+export interface Quorum {
+  mode: QuorumMode;
+  k?: number;
+  rejectEnds?: boolean;
+}
+
+/** One step of an ordered approval; empty `users` and `roles` take the item's own candidates. */
+export interface Stage {
+  name: string;
+  users: string[];
+  roles: string[];
+  quorum?: Quorum;
+}
+
+export type VoteVerdict = "approve" | "reject";
+
+/** One candidate's answer to a quorum or staged item. */
+export interface Vote {
+  by: Actor;
+  at: string;
+  verdict: VoteVerdict;
+  value: unknown;
+  /** Index of the stage the vote counted in. */
+  stage: number;
+  /** The item's revision when the vote was cast: votes of an earlier revision no longer count. */
+  revision: number;
+  edits?: ResumeEdits;
 }
 
 export interface ReviewItem {
@@ -62,6 +103,14 @@ export interface ReviewItem {
   resumeRunId: string | null;
   /** When that run had applied the answer (the checkpoint holds it); until then a restart re-applies it. */
   appliedAt: string | null;
+  /** Votes cast on a quorum or staged item, in order (empty for a first-answer-wins item). */
+  votes: Vote[];
+  /** Index of the current stage in routing.stages (0 without stages). */
+  stage: number;
+  /** Bumped when the thread's state is edited or the question is re-raised while the item is pending. */
+  revision: number;
+  /** sha-256 hex of the canonical JSON of `{ payload, revision }` (quorum.ts payloadDigest); wire `payload_digest`. */
+  payloadDigest: string;
 }
 
 /** What the hub knows when an interrupt is raised; createItem adds the rest. */
@@ -76,6 +125,9 @@ export const AUDIT_KINDS = [
   "rejected",
   "expired",
   "cancelled",
+  "voted",
+  "reassigned",
+  "revised",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -99,15 +151,32 @@ export type RefusalCode = Extract<
   | "interrupt_cancelled"
   | "unknown_interrupt"
   | "invalid_argument"
+  | "already_voted"
+  | "stale_payload"
 >;
 
 /** Why a claim, release or answer was refused: data the hub turns into an error response. */
 export type Refusal =
   | { ok: false; code: "already_answered"; message: string; winner: Actor; answeredAt: string }
   | { ok: false; code: "claim_held"; message: string; claimedBy: Actor; until: string }
-  | { ok: false; code: Exclude<RefusalCode, "already_answered" | "claim_held">; message: string };
+  | { ok: false; code: "already_voted"; message: string; votedAt: string; verdict: VoteVerdict }
+  | { ok: false; code: Exclude<RefusalCode, "already_answered" | "claim_held" | "already_voted">; message: string };
 
 export type Verdict = { ok: true } | Refusal;
+
+/** What an answer may assert about the item it answers. */
+export interface AnswerExpectations {
+  /** The `payloadDigest` the answerer saw; a different current digest refuses the answer (`stale_payload`). */
+  payloadDigest?: string;
+}
+
+/** Where a reassigned item goes; omitted fields keep their value. */
+export interface ReassignTarget {
+  queue?: string;
+  users?: string[];
+  roles?: string[];
+  reason?: string;
+}
 
 /** Result of a claim, release or answer: the item after it; `changed` is false for a no-op release. */
 export type Decision = { ok: true; item: ReviewItem; changed: boolean } | Refusal;

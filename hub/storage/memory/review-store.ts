@@ -15,14 +15,19 @@ import {
   coalesceRejection,
   decideAnswer,
   decideClaim,
+  decideReassign,
   decideRelease,
   expireItem,
+  reraiseItem,
+  reviseOnEdit,
   isPending,
   lapseClaim,
   newItem,
   planResume,
 } from "../../review/transitions.ts";
 import type { Transition } from "../../review/transitions.ts";
+import type { VoteResult } from "../../review/quorum.ts";
+import type { AnswerExpectations, ReassignTarget } from "../../review/types.ts";
 import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem } from "../../review/types.ts";
 
 export class MemoryReviewStore implements ReviewStore {
@@ -40,7 +45,7 @@ export class MemoryReviewStore implements ReviewStore {
     }
   }
 
-  #apply(transition: Transition): Decision {
+  #apply(transition: Transition): Decision & { vote?: VoteResult } {
     if (transition.next !== undefined) this.#items.set(transition.next.interruptId, cloneJson(transition.next));
     this.#append(transition.audit);
     return cloneJson(transition.result);
@@ -65,7 +70,14 @@ export class MemoryReviewStore implements ReviewStore {
 
   async createItem(input: NewReviewItem, now: number): Promise<{ item: ReviewItem; created: boolean }> {
     const existing = this.#items.get(input.interruptId);
-    if (existing !== undefined) return { item: cloneJson(existing), created: false };
+    if (existing !== undefined) {
+      const reraised = reraiseItem(existing, input, now);
+      if (reraised !== undefined) {
+        this.#items.set(existing.interruptId, cloneJson(reraised.next));
+        this.#append(reraised.audit);
+      }
+      return { item: cloneJson(reraised?.next ?? existing), created: false };
+    }
     const { item, audit } = newItem(input, now);
     this.#items.set(item.interruptId, item);
     this.#append(audit);
@@ -91,8 +103,22 @@ export class MemoryReviewStore implements ReviewStore {
       .map((i) => cloneJson(i));
   }
 
-  async answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits): Promise<Decision> {
-    return this.#apply(decideAnswer(this.#items.get(interruptId), interruptId, principal, value, now, edits));
+  async answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits, expect?: AnswerExpectations): Promise<Decision & { vote?: VoteResult }> {
+    return this.#apply(decideAnswer(this.#items.get(interruptId), interruptId, principal, value, now, edits, expect));
+  }
+
+  async reassign(interruptId: string, principal: Principal, target: ReassignTarget, now: number): Promise<Decision> {
+    return this.#apply(decideReassign(this.#items.get(interruptId), interruptId, principal, target, now));
+  }
+
+  async reviseForThread(threadId: string, now: number, reason: string): Promise<ReviewItem[]> {
+    return this.#sweep(
+      (i) => i.threadId === threadId,
+      (i) => {
+        const done = reviseOnEdit(i, now, reason);
+        return done && { ...done, out: done.next };
+      },
+    );
   }
 
   async claim(interruptId: string, principal: Principal, ttlMs: number, now: number): Promise<Decision> {

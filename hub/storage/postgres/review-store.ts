@@ -15,8 +15,11 @@ import {
   cancelItem,
   decideAnswer,
   decideClaim,
+  decideReassign,
   decideRelease,
   encodeJson,
+  reraiseItem,
+  reviseOnEdit,
   expireItem,
   lapseClaim,
   newItem,
@@ -24,6 +27,9 @@ import {
   coalesceRejection,
 } from "../../review/transitions.ts";
 import type { Transition } from "../../review/transitions.ts";
+import { readWorkflow, workflowOf } from "../../review/quorum.ts";
+import type { VoteResult } from "../../review/quorum.ts";
+import type { AnswerExpectations, ReassignTarget } from "../../review/types.ts";
 import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem, ReviewStatus } from "../../review/types.ts";
 import type { PostgresDatabase } from "./database.ts";
 
@@ -52,6 +58,7 @@ interface ItemRow {
   answer_edits: ResumeEdits | null;
   resume_run_id: string | null;
   applied_at: string | null;
+  workflow_json: unknown;
 }
 
 interface AuditRow {
@@ -67,7 +74,7 @@ interface AuditRow {
 const ITEM_COLUMNS =
   "interrupt_id, thread_id, run_id, tenant, queue, status, namespace, node, payload, routing, started_by, created_at, expires_at, " +
   "claim_sub, claim_name, claim_until, answer_value, answered_sub, answered_name, answered_at, resumed_at, " +
-  "answer_edits, resume_run_id, applied_at";
+  "answer_edits, resume_run_id, applied_at, workflow_json";
 const PENDING = "status IN ('open', 'claimed')";
 
 function fromItemRow(row: ItemRow): ReviewItem {
@@ -100,10 +107,11 @@ function fromItemRow(row: ItemRow): ReviewItem {
     resumedAt: row.resumed_at,
     resumeRunId: row.resume_run_id,
     appliedAt: row.applied_at,
+    ...readWorkflow(row.workflow_json, row.payload),
   };
 }
 
-/** The writable columns of an item, in the order of WRITE_SET's parameters $2…$13. */
+/** The writable columns of an item, in the order of WRITE_SET's parameters $2…$17. */
 function writable(item: ReviewItem): unknown[] {
   return [
     item.status,
@@ -118,12 +126,16 @@ function writable(item: ReviewItem): unknown[] {
     item.answer?.edits === undefined ? null : encodeJson(item.answer.edits),
     item.resumeRunId,
     item.appliedAt,
+    item.routing.queue,
+    encodeJson(item.payload),
+    encodeJson(item.routing),
+    encodeJson(workflowOf(item)),
   ];
 }
 
 const WRITE_SET = `status = $2, claim_sub = $3, claim_name = $4, claim_until = $5, answer_value = $6,
   answered_sub = $7, answered_name = $8, answered_at = $9, resumed_at = $10, answer_edits = $11, resume_run_id = $12,
-  applied_at = $13, version = version + 1`;
+  applied_at = $13, queue = $14, payload = $15, routing = $16, workflow_json = $17, version = version + 1`;
 
 /** A conditional UPDATE matched no row although the row was locked: a bug, never a race to report. */
 class ReviewWriteConflict extends Error {
@@ -192,7 +204,7 @@ export class PostgresReviewStore implements ReviewStore {
     return rows;
   }
 
-  #decide(interruptId: string, decide: (item: ReviewItem | undefined) => Transition, winningAnswer = false): Promise<Decision> {
+  #decide(interruptId: string, decide: (item: ReviewItem | undefined) => Transition, winningAnswer = false): Promise<Transition["result"]> {
     return this.#db.transaction(async (c) => {
       const [row] = await this.#locked(c, "interrupt_id = $1", [interruptId]);
       const { result, next, audit } = decide(row && fromItemRow(row));
@@ -223,12 +235,12 @@ export class PostgresReviewStore implements ReviewStore {
       // ON CONFLICT: two nodes registering the same interrupt at once both succeed, one creates.
       const inserted = await c.query<ItemRow>(
         `INSERT INTO ${this.#items} (${ITEM_COLUMNS})
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
          ON CONFLICT (interrupt_id) DO NOTHING RETURNING ${ITEM_COLUMNS}`,
         [
           item.interruptId, item.threadId, item.runId, item.tenant, item.routing.queue, item.status,
           encodeJson(item.namespace), item.node, encodeJson(item.payload), encodeJson(item.routing), item.startedBy,
-          item.createdAt, item.expiresAt, ...writable(item).slice(1),
+          item.createdAt, item.expiresAt, ...writable(item).slice(1, 12), encodeJson(workflowOf(item)),
         ],
       );
       const row = inserted.rows[0];
@@ -236,9 +248,14 @@ export class PostgresReviewStore implements ReviewStore {
         await this.#append(c, audit);
         return { item: fromItemRow(row), created: true };
       }
-      const existing = await this.#select(c, input.interruptId);
-      if (existing === undefined) throw new ReviewWriteConflict(`review item ${input.interruptId} vanished during its creation`);
-      return { item: existing, created: false };
+      const [locked] = await this.#locked(c, "interrupt_id = $1", [input.interruptId]);
+      if (locked === undefined) throw new ReviewWriteConflict(`review item ${input.interruptId} vanished during its creation`);
+      const existing = fromItemRow(locked);
+      const reraised = reraiseItem(existing, input, now);
+      if (reraised === undefined) return { item: existing, created: false };
+      await this.#write(c, reraised.next);
+      await this.#append(c, reraised.audit);
+      return { item: reraised.next, created: false };
     });
   }
 
@@ -263,8 +280,19 @@ export class PostgresReviewStore implements ReviewStore {
     return rows.map(fromItemRow);
   }
 
-  answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits): Promise<Decision> {
-    return this.#decide(interruptId, (item) => decideAnswer(item, interruptId, principal, value, now, edits), true);
+  answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits, expect?: AnswerExpectations): Promise<Decision & { vote?: VoteResult }> {
+    return this.#decide(interruptId, (item) => decideAnswer(item, interruptId, principal, value, now, edits, expect), true);
+  }
+
+  reassign(interruptId: string, principal: Principal, target: ReassignTarget, now: number): Promise<Decision> {
+    return this.#decide(interruptId, (item) => decideReassign(item, interruptId, principal, target, now));
+  }
+
+  reviseForThread(threadId: string, now: number, reason: string): Promise<ReviewItem[]> {
+    return this.#sweep(`thread_id = $1 AND ${PENDING}`, [threadId], (item) => {
+      const done = reviseOnEdit(item, now, reason);
+      return done && { ...done, out: done.next };
+    });
   }
 
   claim(interruptId: string, principal: Principal, ttlMs: number, now: number): Promise<Decision> {

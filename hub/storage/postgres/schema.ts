@@ -122,4 +122,9 @@ CREATE TABLE {schema}.hub_store_items (
 );
 CREATE INDEX hub_store_items_updated ON {schema}.hub_store_items (tenant, updated_at DESC);`,
   },
+  {
+    // Review workflows: an item's votes, stage, revision and payload digest, in one JSON column.
+    version: 5,
+    sql: "ALTER TABLE {schema}.hub_review_items ADD COLUMN workflow_json json;",
+  },
 ];

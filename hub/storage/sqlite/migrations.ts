@@ -131,6 +131,11 @@ CREATE TABLE IF NOT EXISTS hub_store_items (
 );
 CREATE INDEX IF NOT EXISTS hub_store_items_updated ON hub_store_items (tenant, updated_at);`,
   },
+  {
+    version: 5,
+    name: "review workflows: an item's votes, stage, revision and payload digest (one JSON column)",
+    sql: "ALTER TABLE hub_review_items ADD COLUMN workflow_json TEXT;",
+  },
 ];
 
 export const HUB_SCHEMA: SqliteSchema = {

@@ -17,8 +17,11 @@ import {
   cancelItem,
   decideAnswer,
   decideClaim,
+  decideReassign,
   decideRelease,
   decodeJson,
+  reraiseItem,
+  reviseOnEdit,
   encodeJson,
   expireItem,
   lapseClaim,
@@ -27,6 +30,9 @@ import {
   coalesceRejection,
 } from "../../review/transitions.ts";
 import type { Transition } from "../../review/transitions.ts";
+import { readWorkflow, workflowOf } from "../../review/quorum.ts";
+import type { VoteResult } from "../../review/quorum.ts";
+import type { AnswerExpectations, ReassignTarget } from "../../review/types.ts";
 import { REVIEW_TABLES } from "./migrations.ts";
 import { openHubDatabase } from "./open.ts";
 import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem, ReviewStatus } from "../../review/types.ts";
@@ -58,6 +64,7 @@ interface ItemRow {
   answer_edits: string | null;
   resume_run_id: string | null;
   applied_at: string | null;
+  workflow_json: string | null;
 }
 
 interface AuditRow {
@@ -73,7 +80,7 @@ interface AuditRow {
 const ITEM_COLUMNS =
   "interrupt_id, thread_id, run_id, tenant, queue, status, namespace, node, payload, routing, started_by, created_at, expires_at, " +
   "claim_sub, claim_name, claim_until, answer_value, answered_sub, answered_name, answered_at, resumed_at, version, " +
-  "answer_edits, resume_run_id, applied_at";
+  "answer_edits, resume_run_id, applied_at, workflow_json";
 
 const PENDING = "status IN ('open', 'claimed')";
 
@@ -104,10 +111,12 @@ function toItemRow(item: ReviewItem, version: number): ItemRow {
     answer_edits: item.answer?.edits === undefined ? null : encodeJson(item.answer.edits),
     resume_run_id: item.resumeRunId,
     applied_at: item.appliedAt,
+    workflow_json: encodeJson(workflowOf(item)),
   };
 }
 
 function fromItemRow(row: ItemRow): ReviewItem {
+  const payload = decodeJson(row.payload);
   return {
     interruptId: row.interrupt_id,
     threadId: row.thread_id,
@@ -115,7 +124,7 @@ function fromItemRow(row: ItemRow): ReviewItem {
     tenant: row.tenant,
     namespace: decodeJson(row.namespace) as string[],
     node: row.node,
-    payload: decodeJson(row.payload),
+    payload,
     routing: decodeJson(row.routing) as ReviewItem["routing"],
     status: row.status,
     claim:
@@ -137,6 +146,7 @@ function fromItemRow(row: ItemRow): ReviewItem {
     resumedAt: row.resumed_at,
     resumeRunId: row.resume_run_id,
     appliedAt: row.applied_at,
+    ...readWorkflow(row.workflow_json === null ? null : decodeJson(row.workflow_json), payload),
   };
 }
 
@@ -167,13 +177,14 @@ function prepareStatements(db: Database.Database) {
   const writable = `status = @status, claim_sub = @claim_sub, claim_name = @claim_name, claim_until = @claim_until,
     answer_value = @answer_value, answered_sub = @answered_sub, answered_name = @answered_name,
     answered_at = @answered_at, resumed_at = @resumed_at, answer_edits = @answer_edits, resume_run_id = @resume_run_id,
-    applied_at = @applied_at, version = version + 1`;
+    applied_at = @applied_at, queue = @queue, payload = @payload, routing = @routing, workflow_json = @workflow_json,
+    version = version + 1`;
   return {
     insertItem: db.prepare<ItemRow>(
       `INSERT INTO hub_review_items (${ITEM_COLUMNS}) VALUES (@interrupt_id, @thread_id, @run_id, @tenant, @queue,
          @status, @namespace, @node, @payload, @routing, @started_by, @created_at, @expires_at, @claim_sub, @claim_name,
          @claim_until, @answer_value, @answered_sub, @answered_name, @answered_at, @resumed_at, @version,
-         @answer_edits, @resume_run_id, @applied_at)
+         @answer_edits, @resume_run_id, @applied_at, @workflow_json)
        ON CONFLICT (interrupt_id) DO NOTHING`,
     ),
     selectItem: db.prepare<[string], ItemRow>(`${select} WHERE interrupt_id = ?`),
@@ -268,7 +279,7 @@ export class SqliteReviewStore implements ReviewStore {
     }
   }
 
-  #decide(interruptId: string, decide: (item: ReviewItem | undefined) => Transition, winningAnswer = false): Decision {
+  #decide(interruptId: string, decide: (item: ReviewItem | undefined) => Transition, winningAnswer = false): Transition["result"] {
     return this.#atomic(() => {
       const row = this.#sql.selectItem.get(interruptId);
       const { result, next, audit } = decide(row && fromItemRow(row));
@@ -296,7 +307,13 @@ export class SqliteReviewStore implements ReviewStore {
   async createItem(input: NewReviewItem, now: number): Promise<{ item: ReviewItem; created: boolean }> {
     return this.#atomic(() => {
       const existing = this.#sql.selectItem.get(input.interruptId);
-      if (existing !== undefined) return { item: fromItemRow(existing), created: false };
+      if (existing !== undefined) {
+        const reraised = reraiseItem(fromItemRow(existing), input, now);
+        if (reraised === undefined) return { item: fromItemRow(existing), created: false };
+        this.#write(reraised.next, existing.version);
+        this.#append(reraised.audit);
+        return { item: fromItemRow(this.#sql.selectItem.get(input.interruptId) ?? existing), created: false };
+      }
       const { item, audit } = newItem(input, now);
       this.#sql.insertItem.run(toItemRow(item, 0));
       this.#append(audit);
@@ -318,8 +335,22 @@ export class SqliteReviewStore implements ReviewStore {
       .map(fromItemRow);
   }
 
-  async answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits): Promise<Decision> {
-    return this.#decide(interruptId, (item) => decideAnswer(item, interruptId, principal, value, now, edits), true);
+  async answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits, expect?: AnswerExpectations): Promise<Decision & { vote?: VoteResult }> {
+    return this.#decide(interruptId, (item) => decideAnswer(item, interruptId, principal, value, now, edits, expect), true);
+  }
+
+  async reassign(interruptId: string, principal: Principal, target: ReassignTarget, now: number): Promise<Decision> {
+    return this.#decide(interruptId, (item) => decideReassign(item, interruptId, principal, target, now));
+  }
+
+  async reviseForThread(threadId: string, now: number, reason: string): Promise<ReviewItem[]> {
+    return this.#sweep(
+      () => this.#sql.pendingOfThread.all(threadId),
+      (item) => {
+        const done = reviseOnEdit(item, now, reason);
+        return done && { ...done, out: done.next };
+      },
+    );
   }
 
   async claim(interruptId: string, principal: Principal, ttlMs: number, now: number): Promise<Decision> {

@@ -77,6 +77,10 @@ export function item(overrides: Omit<Partial<ReviewItem>, "routing"> & { routing
     resumedAt: null,
     resumeRunId: null,
     appliedAt: null,
+    votes: [],
+    stage: 0,
+    revision: 0,
+    payloadDigest: "",
     ...rest,
     routing: routing(r),
   };

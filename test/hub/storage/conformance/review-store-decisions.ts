@@ -2,6 +2,7 @@
 import { expect, it } from "vitest";
 import type { Principal } from "../../../../hub/auth/index.ts";
 import type { AuditEntry, Decision, ReviewStore } from "../../../../hub/review/index.ts";
+import { payloadDigest } from "../../../../hub/review/quorum.ts";
 import { T0, alice, bob, carol, eve, iso, newItem, olga, rita, sam } from "../../review/fixtures.ts";
 
 function reviewer(i: number): Principal {
@@ -29,8 +30,13 @@ export function storeTests(store: () => ReviewStore): void {
       resumedAt: null,
       resumeRunId: null,
       appliedAt: null,
+      votes: [],
+      stage: 0,
+      revision: 0,
+      payloadDigest: payloadDigest({ kind: "review", draft: "Hello" }, 0),
     });
-    const again = await store().createItem(newItem("i1", { payload: "different", runId: "r9" }), T0 + 5);
+    // The same question raised again (a resume run re-asking it) changes nothing; another payload would be a revision (review-store-workflows.ts).
+    const again = await store().createItem(newItem("i1", { runId: "r9", node: "elsewhere" }), T0 + 5);
     expect(again).toEqual({ item: first.item, created: false });
     expect(await store().getItem("i1")).toEqual(first.item);
     expect(await store().auditOf("i1")).toEqual([

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe } from "vitest";
 import type { ReviewStore } from "../../../../hub/review/index.ts";
 import { serviceTests } from "./review-service.ts";
 import { storeTests } from "./review-store-decisions.ts";
+import { workflowTests } from "./review-store-workflows.ts";
 
 export interface ReviewStoreFixture {
   store: ReviewStore;
@@ -26,6 +27,7 @@ export function describeReviewStoreConformance(name: string, make: () => Promise
     });
 
     describe("store", () => storeTests(store));
+    describe("workflows", () => workflowTests(store));
     describe("service", () => serviceTests(store));
   });
 }
