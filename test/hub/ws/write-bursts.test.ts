@@ -93,7 +93,7 @@ describe("frames of one burst", () => {
     socket.sendRaw(JSON.stringify({ id, method: "subscription.subscribe", params: { channels: ["custom"], since: 0 } }));
     await expect.poll(() => tickIndexes(socket).length).toBe(100);
     // The reply came first, then the 50 replayed events: one write for the reply, one for the replay.
-    const at = socket.messages.findIndex((m) => m.type !== "event" && m.id === id);
+    const at = socket.messages.findIndex((m) => m.type !== "event" && "id" in m && m.id === id);
     expect(socket.messages.slice(at + 1).filter((m) => m.type === "event")).toHaveLength(50);
     expect(serverWrites() - before).toBe(2);
   });
