@@ -122,6 +122,7 @@ export class RunManager {
   async listen(): Promise<void> {
     await this.#o.control?.start({
       stop: (threadId, runId, reason) => this.#stopHere(threadId, runId, reason),
+      unqueue: (threadId, runId) => this.#unqueueHere(threadId, runId),
       threadFree: (threadId) => this.#onThreadFree(threadId),
     });
   }
@@ -308,19 +309,20 @@ export class RunManager {
       await active.done;
       return this.#mustGetRun(active.runId);
     }
-    const queue = this.#queued.get(thread.threadId) ?? [];
-    const index = queue.findIndex((q) => q.record.runId === runId);
-    const queued = queue[index];
-    if (queued) {
-      queue.splice(index, 1);
-      await this.#finish(queued.record.runId, { status: "cancelled", error: "cancelled while queued" });
-      return this.#mustGetRun(queued.record.runId);
-    }
+    if (runId !== undefined && (await this.#unqueueHere(thread.threadId, runId))) return this.#mustGetRun(runId);
     // Several nodes: the run may execute on another node; that node stops it.
     const remote = active ? undefined : await this.#remoteHolder(thread.threadId);
     if (remote && (runId === undefined || runId === remote.runId)) {
       const outcome = await this.#stopThere(remote, thread.threadId, "cancelled");
       if (outcome.found) return this.#mustGetRun(remote.runId);
+    }
+    // Several nodes: a run queued on another node (its record is pending there); that node cancels it.
+    if (runId !== undefined && this.#o.control) {
+      const record = await this.#o.store.getRun(runId);
+      if (record?.threadId === thread.threadId && record.status === "pending") {
+        const outcome = await this.#o.control.unqueue(thread.threadId, runId, 5_000);
+        if (outcome.found) return this.#mustGetRun(runId);
+      }
     }
     throw new SwitchboardError("no_such_run", runId === undefined ? `thread ${thread.threadId} has no active run` : `run ${runId} is not active or queued on this thread`);
   }
@@ -680,6 +682,21 @@ export class RunManager {
     active.controller.abort(new RunAbort("cancelled", STOP_MESSAGES[reason]));
     await active.done;
     return { found: true, startCheckpointId: active.startCheckpointId };
+  }
+
+  /** Cancels a run this node holds in its queue (run.cancel here or on another node); whether it did. */
+  #unqueueHere(threadId: string, runId: string): Promise<boolean> {
+    if (!this.#queued.get(threadId)?.some((q) => q.record.runId === runId)) return Promise.resolve(false);
+    // In turn with admission, so a queued run that is starting is not also cancelled.
+    return this.#serially(threadId, async () => {
+      const queue = this.#queued.get(threadId) ?? [];
+      const index = queue.findIndex((q) => q.record.runId === runId);
+      if (index < 0) return false;
+      queue.splice(index, 1);
+      if (queue.length === 0 && this.#queued.get(threadId) === queue) this.#queued.delete(threadId);
+      await this.#finish(runId, { status: "cancelled", error: "cancelled while queued" });
+      return true;
+    });
   }
 
   /** Another node's run of the thread ended: a run queued here behind it may start. */

@@ -14,7 +14,7 @@ import { describeWith, dropSchema, serviceUrl, uniqueSchemaName } from "../../su
 describeWith("DATABASE_URL", "two hub nodes on one Postgres and one Redis", (databaseUrl) => {
   const redisUrl = serviceUrl("REDIS_URL");
 
-  async function cluster(count: number, extra: Partial<HubConfig["cluster"]> = {}) {
+  async function cluster(count: number, extra: Partial<HubConfig["cluster"]> = {}, hub: HubConfig = {}) {
     const schema = uniqueSchemaName("nodes");
     const redisPrefix = `sbtest:${randomBytes(6).toString("hex")}:`;
     const nodes = [];
@@ -22,6 +22,7 @@ describeWith("DATABASE_URL", "two hub nodes on one Postgres and one Redis", (dat
       nodes.push(
         await testHub({
           demoTokenDelayMs: 2,
+          ...hub,
           cluster: { databaseUrl, ...(redisUrl ? { redisUrl } : {}), schema, redisPrefix, nodeId: `node-${i}`, runLeaseMs: 1_000, ...extra },
         }),
       );
@@ -73,6 +74,33 @@ describeWith("DATABASE_URL", "two hub nodes on one Postgres and one Redis", (dat
     expect(new Set(all).size).toBe(all.length);
     expect(again.events[0]!.seq).toBeGreaterThan(lastSeen.seq!);
     await again.close();
+  });
+
+  it("cancels by run id a run queued on the other node; it never starts", async () => {
+    // A slow draft: the first run is still streaming while the second waits behind it.
+    const [a, b] = await cluster(2, {}, { demoTokenDelayMs: 100 });
+    const onA = await TestSocket.open(wsUrl(a!, "/threads/t4/stream/events"));
+    await onA.subscribe({ channels: ["lifecycle", "messages"] });
+    const first = await onA.request("run.start", { assistant_id: "review", input: { topic: "long" } });
+    const firstId = first.type === "success" ? String(first.result["run_id"]) : "";
+    await onA.waitForEvent((e) => e.method === "messages" && e.run_id === firstId, "the first draft streaming on node-0");
+    const onB = await TestSocket.open(wsUrl(b!, "/threads/t4/stream/events"));
+    const queued = await onB.request("run.start", { assistant_id: "review", input: { topic: "queued" }, multitask_strategy: "enqueue" });
+    const queuedId = queued.type === "success" ? String(queued.result["run_id"]) : "";
+    expect(await getJson(`${a!.url}/threads/t4/runs/${queuedId}`)).toMatchObject({ switchboard_status: "pending", node_id: null });
+    // Asked on node-0, which neither runs nor queues it.
+    const cancelled = await onA.request("run.cancel", { run_id: queuedId });
+    expect(cancelled).toMatchObject({ type: "success", result: { run_id: queuedId, status: "cancelled" } });
+    expect(await getJson(`${b!.url}/threads/t4/runs/${queuedId}`)).toMatchObject({ switchboard_status: "cancelled" });
+    // The first run goes on; once it ends, the thread takes a new run at once (nothing was left queued).
+    expect(await getJson(`${a!.url}/threads/t4/runs/${firstId}`)).toMatchObject({ switchboard_status: "running", node_id: "node-0" });
+    expect(await onB.request("run.cancel", { run_id: firstId })).toMatchObject({ type: "success", result: { run_id: firstId, status: "cancelled" } });
+    const next = await onB.request("run.start", { assistant_id: "review", input: { topic: "after" }, multitask_strategy: "reject" });
+    expect(next).toMatchObject({ type: "success" });
+    expect(onA.events.some((e) => e.run_id === queuedId)).toBe(false);
+    expect(await getJson(`${b!.url}/threads/t4/runs/${queuedId}`)).toMatchObject({ switchboard_status: "cancelled" });
+    await onA.close();
+    await onB.close();
   });
 
   it("hands a run over on shutdown: the other node continues it from its checkpoint, announced as taken over", async () => {
