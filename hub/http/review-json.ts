@@ -1,5 +1,5 @@
 /** Review items and audit entries as REST JSON (snake_case, epoch-ms timestamps like the events). */
-import type { AuditEntry, ReviewItem } from "../review/index.ts";
+import { actionJson, type AuditEntry, type ReviewItem } from "../review/index.ts";
 
 const ms = (iso: string | null): number | null => (iso === null ? null : Date.parse(iso));
 
@@ -29,6 +29,7 @@ export function reviewItemJson(item: ReviewItem) {
     created_at: ms(item.createdAt),
     expires_at: ms(item.expiresAt),
     resumed_at: ms(item.resumedAt),
+    ...(item.action === undefined ? {} : { action: actionJson(item.action) }),
   };
 }
 

@@ -27,4 +27,4 @@ export { COMMAND_METHODS, EVENT_METHODS, THREADLESS_METHODS } from "./types.ts";
 export { KNOWN_DELTA_TYPES } from "./event-schema.ts";
 export type * from "./types.ts";
 export { ALL_QUEUES, assistantListSchema, healthSchema, threadListSchema, threadRecordSchema, reviewInfoSchema, reviewRecordSchema, whoAmISchema } from "./rest.ts";
-export type { AssistantInfo, HealthInfo, ThreadRecordJson, ReviewInfo, ReviewRecord, ReviewRoutingJson, ReviewViewer, WhoAmI } from "./rest.ts";
+export type { AssistantInfo, HealthInfo, ThreadRecordJson, ReviewActionJson, ReviewInfo, ReviewRecord, ReviewRoutingJson, ReviewViewer, WhoAmI } from "./rest.ts";

@@ -65,6 +65,22 @@ export const auditEntrySchema = z.looseObject({ at: ms, kind: str, by: actor.opt
 export const reviewViewerSchema = z.looseObject({ may_answer: z.boolean(), code: str.optional(), reason: str.optional() });
 export type ReviewViewer = z.infer<typeof reviewViewerSchema>;
 
+/**
+ * One action of a multi-action interrupt (LangChain's human-in-the-loop
+ * `action_requests`, an Agent Inbox list): the item is action `index` of
+ * `count`; one resume answers `interrupt_id` when all are decided.
+ */
+export const reviewActionSchema = z.looseObject({
+  interrupt_id: str,
+  index: z.number().int().nonnegative(),
+  count: z.number().int().positive(),
+  name: str,
+  format: z.enum(["hitl", "hitl-camel", "agent-inbox"]),
+  allowed: z.array(str),
+  args_schema: z.unknown().optional(),
+});
+export type ReviewActionJson = z.infer<typeof reviewActionSchema>;
+
 export const reviewRecordSchema = z.looseObject({
   interrupt_id: str,
   thread_id: str,
@@ -83,6 +99,7 @@ export const reviewRecordSchema = z.looseObject({
   resumed_at: ms.nullable(),
   audit: z.array(auditEntrySchema).optional(),
   viewer: reviewViewerSchema.optional(),
+  action: reviewActionSchema.optional(),
 });
 export type ReviewRecord = z.infer<typeof reviewRecordSchema>;
 
@@ -100,5 +117,6 @@ export const reviewInfoSchema = z.looseObject({
   roles: z.array(str),
   response_schema: z.unknown().optional(),
   has_default: z.boolean().optional(),
+  action: reviewActionSchema.optional(),
 });
 export type ReviewInfo = z.infer<typeof reviewInfoSchema>;

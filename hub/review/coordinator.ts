@@ -146,7 +146,8 @@ export class ReviewCoordinator implements RunObserver {
     }
     // Items the checkpoint no longer waits on (run completed, failed, cancelled, rolled back) are void.
     const open = await this.#o.reviewStore.listItems({ tenant: run.tenant, threadId: run.threadId, status: PENDING_STATUSES });
-    const staleRuns = new Set(open.filter((item) => !pending.has(item.interruptId)).map((item) => item.runId));
+    // An action's item waits on its interrupt (the checkpoint knows the interrupt, not the item).
+    const staleRuns = new Set(open.filter((item) => !pending.has(item.action?.interruptId ?? item.interruptId)).map((item) => item.runId));
     for (const runId of staleRuns) {
       // Its own questions end with the run; an earlier run's were replaced by this one (a fork, an edit of the state).
       await this.service.cancelForRun(runId, runId === run.runId ? `run ${result.outcome.status}` : `replaced by run ${run.runId}`);
@@ -281,7 +282,9 @@ export class ReviewCoordinator implements RunObserver {
 
   /** Unknown ids get the thread-level codes the protocol always used. */
   async #assertKnown(principal: Principal, interruptId: string, threadId: string | undefined): Promise<void> {
-    const item = await this.#o.reviewStore.getItem(interruptId);
+    // A multi-action interrupt's own id is known by its first action's item.
+    const group = await this.service.actionGroup(principal, interruptId);
+    const item = await this.#o.reviewStore.getItem(group === undefined ? interruptId : `${interruptId}.0`);
     // Without a thread (REST), the service refuses another tenant's item with permission_denied.
     if (item !== undefined && (threadId === undefined || (item.tenant === principal.tenant && item.threadId === threadId))) return;
     if (threadId === undefined) throw new SwitchboardError("no_such_interrupt", `no review item for interrupt ${interruptId}`);

@@ -3,8 +3,8 @@
  * `seq` / `event_id` when it appends them to the thread log; these carry the
  * thread and run ids so it knows where they go.
  */
-import type { EventOf, EventParams, InputCancelledData, InputExpiredData, ReviewInfo } from "../protocol/index.ts";
-import type { Actor, ReviewItem } from "./types.ts";
+import type { EventOf, EventParams, InputCancelledData, InputExpiredData, ReviewActionJson, ReviewInfo } from "../protocol/index.ts";
+import type { ActionRef, Actor, ReviewItem } from "./types.ts";
 
 export type ReviewWireEvent =
   | EventOf<"input.requested">
@@ -89,5 +89,19 @@ export function reviewInfo(item: ReviewItem, assistantId: string | null): Review
     roles: [...item.routing.roles],
     has_default: item.routing.onExpire !== undefined,
     ...(item.routing.responseSchema === undefined ? {} : { response_schema: item.routing.responseSchema }),
+    ...(item.action === undefined ? {} : { action: actionJson(item.action) }),
+  };
+}
+
+/** An item's place in its multi-action interrupt, on the wire (queue copies and REST). */
+export function actionJson(action: ActionRef): ReviewActionJson {
+  return {
+    interrupt_id: action.interruptId,
+    index: action.index,
+    count: action.count,
+    name: action.name,
+    format: action.format,
+    allowed: [...action.allowed],
+    ...(action.argsSchema === undefined ? {} : { args_schema: action.argsSchema }),
   };
 }

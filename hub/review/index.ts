@@ -3,7 +3,9 @@
  * first-answer-wins decisions, claims, expiry, audit — the review store port,
  * and the coordinator that wires them into runs, transports and queues.
  */
-export { answeredEvent, claimedEvent, expiredEvent, releasedEvent, requestedEvent, reviewInfo } from "./events.ts";
+export { actionItemId, actionsOf, checkActionAnswer, groupResumeValue, MAX_ACTIONS_PER_INTERRUPT } from "./actions.ts";
+export type { ActionRequest, ProposedAction } from "./actions.ts";
+export { actionJson, answeredEvent, claimedEvent, expiredEvent, releasedEvent, requestedEvent, reviewInfo } from "./events.ts";
 export type { ReviewEvent, ReviewWireEvent } from "./events.ts";
 export { checkSchema, validateJson } from "./json-schema.ts";
 export { activeClaim, hasOverride, isCandidate, isDue, mayAnswer, mayClaim, mayRelease, mayView } from "./policy.ts";
@@ -13,10 +15,12 @@ export { DEFAULT_CLAIM_TTL_MS, ReviewService } from "./service.ts";
 export type { AnswerInput, BatchOutcome, InterruptRequest, ReviewLogger, ReviewServiceOptions, TickOutcome } from "./service.ts";
 export type { ReviewStore } from "./store.ts";
 export { MAX_CLAIM_TTL_MS } from "./transitions.ts";
-export { AUDIT_KINDS, PENDING_STATUSES, QUORUM_MODES, REVIEW_STATUSES } from "./types.ts";
+export { ACTION_FORMATS, AUDIT_KINDS, PENDING_STATUSES, QUORUM_MODES, REVIEW_STATUSES } from "./types.ts";
 export { canonicalJson, describeProgress, isQuorumItem, payloadDigest, progressOf, verdictOf } from "./quorum.ts";
 export type { QuorumProgress, VoteOutcome, VoteResult } from "./quorum.ts";
 export type {
+  ActionFormat,
+  ActionRef,
   Actor,
   AnswerExpectations,
   AuditEntry,

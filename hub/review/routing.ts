@@ -27,6 +27,8 @@ export interface RoutingContext {
   node: string | null;
   /** Epoch ms; `expiresIn` counts from here. */
   now: number;
+  /** Routing one action of a multi-action interrupt (actions.ts): which one. `interruptId` is then the item's id. */
+  action?: { interruptId: string; index: number; count: number; name: string };
 }
 
 export type RoutingHook = (ctx: RoutingContext & { payload: unknown }) => Partial<Routing> | undefined;
@@ -137,6 +139,8 @@ const REVIEW_FIELDS = {
   responseSchema: schemaField,
   quorum: quorumField,
   stages: stagesField,
+  /** Per-action routing of a multi-action interrupt: read by actions.ts, field by field. */
+  actions: z.record(z.string(), z.unknown()),
 };
 type ReviewFields = { [K in keyof typeof REVIEW_FIELDS]?: z.output<(typeof REVIEW_FIELDS)[K]> };
 
@@ -215,8 +219,12 @@ function hookRouting(defaults: RoutingDefaults, ctx: RoutingContext, payload: un
   return { ...rest, ...schema };
 }
 
-/** The routing of one interrupt; see the module header for precedence and failure rules. */
-export function routingOf(payload: unknown, defaults: RoutingDefaults, ctx: RoutingContext): RoutingResult {
+/**
+ * The routing of one interrupt; see the module header for precedence and
+ * failure rules. `review`: the payload's review field, or one an action's
+ * routing was merged into (actions.ts).
+ */
+export function routingOf(payload: unknown, defaults: RoutingDefaults, ctx: RoutingContext, review: unknown = isRecord(payload) ? payload["review"] : undefined): RoutingResult {
   const issues: RoutingIssue[] = [];
   const overrideRoles = [...(defaults.overrideRoles ?? DEFAULT_OVERRIDE_ROLES)];
   const defaultTtl = defaults.expiresIn === undefined ? undefined : parseDuration(defaults.expiresIn);
@@ -233,7 +241,7 @@ export function routingOf(payload: unknown, defaults: RoutingDefaults, ctx: Rout
   };
   Object.assign(routing, hookRouting(defaults, ctx, payload, issues));
 
-  const read = readReviewField(isRecord(payload) ? payload["review"] : undefined, issues);
+  const read = readReviewField(review, issues);
   const { fields } = read;
   let badCandidates = read.badCandidates;
   if (fields.queue !== undefined) routing.queue = fields.queue;

@@ -7,7 +7,8 @@
  */
 import { nanoid } from "nanoid";
 import type { Principal } from "../auth/index.ts";
-import { ALL_QUEUES } from "../protocol/index.ts";
+import { ALL_QUEUES, isRecord } from "../protocol/index.ts";
+import { actionItemId, actionsOf, routeActions, splitGroupAnswer } from "./actions.ts";
 import { answeredEvent, cancelledEvent, claimedEvent, expiredEvent, releasedEvent, requestedEvent } from "./events.ts";
 import type { ReviewEvent } from "./events.ts";
 import { mayAnswer, mayView } from "./policy.ts";
@@ -104,15 +105,39 @@ export class ReviewService {
     return out;
   }
 
-  /** Routes and stores a new interrupt (idempotent on its id) and tells queue subscribers. */
-  async onInterruptRequested(request: InterruptRequest): Promise<{ item: ReviewItem; created: boolean; issues: RoutingIssue[] }> {
+  /**
+   * Routes and stores a new interrupt (idempotent on its id) and tells queue
+   * subscribers. A multi-action interrupt (actions.ts) becomes one item per
+   * action, `items` in action order (`item` is the first).
+   */
+  async onInterruptRequested(request: InterruptRequest): Promise<{ item: ReviewItem; items: ReviewItem[]; created: boolean; issues: RoutingIssue[] }> {
     const now = this.#clock();
     const { interruptId, threadId, runId, tenant, namespace, node, payload } = request;
-    const { routing, issues } = routingOf(payload, this.#defaults, { interruptId, threadId, runId, tenant, namespace, node, now });
+    const ctx = { interruptId, threadId, runId, tenant, namespace, node, now };
+    const actions = actionsOf(payload);
+    if (actions !== undefined) {
+      const { routings, issues } = routeActions(payload, actions, this.#defaults, ctx);
+      if (issues.length > 0) this.#logger?.warn(describeRoutingIssues(interruptId, issues));
+      const items: ReviewItem[] = [];
+      let created = false;
+      for (const [index, proposed] of actions.actions.entries()) {
+        const action = { interruptId, index, count: actions.actions.length, name: proposed.name, format: actions.format, allowed: proposed.allowed, ...(proposed.argsSchema ? { argsSchema: proposed.argsSchema } : {}) };
+        const routing = routings[index] ?? routings[0]!;
+        const stored = await this.#store.createItem({ ...request, interruptId: actionItemId(interruptId, index), payload: proposed.payload, routing, action }, now);
+        if (stored.created) this.#emit(stored.item, requestedEvent(stored.item, now), "queue");
+        created ||= stored.created;
+        items.push(stored.item);
+      }
+      return { item: items[0]!, items, created, issues };
+    }
+    const { routing, issues } = routingOf(payload, this.#defaults, ctx);
+    if (isRecord(payload) && isRecord(payload["review"]) && payload["review"]["actions"] !== undefined) {
+      issues.push({ path: "review.actions", message: "only an interrupt with several actions (LangChain's action_requests, an Agent Inbox list) is routed per action; ignored" });
+    }
     if (issues.length > 0) this.#logger?.warn(describeRoutingIssues(interruptId, issues));
     const { item, created } = await this.#store.createItem({ ...request, routing }, now);
     if (created) this.#emit(item, requestedEvent(item, now), "queue");
-    return { item, created, issues };
+    return { item, items: [item], created, issues };
   }
 
   async answer(principal: Principal, interruptId: string, value: unknown): Promise<{ result: Decision; resume: ResumeBatch | null }> {
@@ -131,7 +156,7 @@ export class ReviewService {
     const seen = new Set<string>();
     const runs = new Map<string, string>();
     const results: BatchOutcome["results"] = [];
-    for (const { interruptId, value, edits } of answers) {
+    for (const { interruptId, value, edits } of await this.#expandGroups(principal, answers, results)) {
       if (seen.has(interruptId)) {
         results.push({ interruptId, result: { ok: false, code: "invalid_argument", message: `interrupt ${interruptId} is answered twice in one batch` } });
         continue;
@@ -145,6 +170,40 @@ export class ReviewService {
       results.push({ interruptId, result });
     }
     return { results, resumes: await this.#resumes(runs, now) };
+  }
+
+  /**
+   * Answers to a multi-action interrupt's own id become one answer per action
+   * item (actions.ts splitGroupAnswer); a malformed one is refused into
+   * `results`. Other answers pass unchanged.
+   */
+  async #expandGroups(principal: Principal, answers: readonly AnswerInput[], results: BatchOutcome["results"]): Promise<AnswerInput[]> {
+    const out: AnswerInput[] = [];
+    for (const answer of answers) {
+      const group = await this.actionGroup(principal, answer.interruptId);
+      if (group === undefined) {
+        out.push(answer);
+        continue;
+      }
+      const split = splitGroupAnswer(answer.interruptId, group, answer.value);
+      if (!split.ok) {
+        results.push({ interruptId: answer.interruptId, result: { ok: false, code: "invalid_argument", message: split.message } });
+        continue;
+      }
+      split.values.forEach((value, index) => {
+        const each: AnswerInput = { interruptId: actionItemId(answer.interruptId, index), value };
+        if (index === 0 && answer.edits !== undefined) each.edits = answer.edits;
+        out.push(each);
+      });
+    }
+    return out;
+  }
+
+  /** The action of an interrupt's first item, when `interruptId` is a multi-action interrupt of the principal's tenant (not an item). */
+  async actionGroup(principal: Principal, interruptId: string): Promise<NonNullable<ReviewItem["action"]> | undefined> {
+    if ((await this.#store.getItem(interruptId)) !== undefined) return undefined;
+    const first = await this.#store.getItem(actionItemId(interruptId, 0));
+    return first?.action?.interruptId === interruptId && first.tenant === principal.tenant ? first.action : undefined;
   }
 
   async claim(principal: Principal, interruptId: string, ttlMs: number = this.#claimTtlMs): Promise<Decision> {

@@ -5,6 +5,7 @@
  * reads, calls one of these inside its atomic section, and writes.
  */
 import type { Principal } from "../auth/index.ts";
+import { checkActionAnswer, completeGroups, groupResumeValue } from "./actions.ts";
 import { validateJson } from "./json-schema.ts";
 import { activeClaim, isDue, mayAnswer, mayClaim, mayRelease, stateRefusal } from "./policy.ts";
 import { alreadyVoted, canonicalJson, castVote, earlierVote, isQuorumItem, payloadDigest, planReassign, reassignedAudit, reviseItem, verdictOf, withStageCandidates } from "./quorum.ts";
@@ -116,6 +117,7 @@ export function newItem(input: NewReviewItem, now: number): { item: ReviewItem; 
     revision: 0,
     payloadDigest: payloadDigest(payload, 0),
   };
+  if (input.action !== undefined) item.action = cloneJson(input.action);
   const { queue, users, roles, expiresAt } = routing;
   const detail: Record<string, unknown> = { queue, users, roles, expiresAt, hasDefault: routing.onExpire !== undefined };
   if (routing.quorum !== undefined) detail["quorum"] = routing.quorum;
@@ -167,6 +169,12 @@ export function decideAnswer(
   } catch (error) {
     const message = `the response is not JSON: ${error instanceof Error ? error.message : String(error)}`;
     return rejectAnswer(item, principal, { ok: false, code: "invalid_argument", message }, now);
+  }
+  if (item.action !== undefined) {
+    // One action of several: only the response types its config allows, in its shape.
+    const checked = checkActionAnswer(item.interruptId, item.action, stored);
+    if (!checked.ok) return rejectAnswer(item, principal, { ok: false, code: "invalid_argument", message: checked.message }, now);
+    stored = checked.value;
   }
   const schema = item.routing.responseSchema;
   const invalid = schema === undefined ? undefined : validateJson(schema, stored);
@@ -272,8 +280,13 @@ export function planResume(
   resumeRunId: string,
 ): { batch: ResumeBatch; next: ReviewItem[] } | undefined {
   if (policy === "batch" && runItems.some((i) => isPending(i.status))) return undefined;
+  // The actions of one interrupt resume together, once every one is decided.
+  const groups = completeGroups(runItems);
   const ready = runItems.filter(
-    (i) => i.resumedAt === null && (i.status === "answered" || (i.status === "expired" && i.routing.onExpire !== undefined)),
+    (i) =>
+      i.resumedAt === null &&
+      (i.action === undefined || groups.has(i.action.interruptId)) &&
+      (i.status === "answered" || (i.status === "expired" && i.routing.onExpire !== undefined)),
   );
   if (ready.length === 0) return undefined;
   const next = ready.map((i): ReviewItem => ({ ...i, resumedAt: iso(now), resumeRunId }));
@@ -281,9 +294,28 @@ export function planResume(
   return batch && { batch, next };
 }
 
-/** The resume batches the items were taken into (by resumeRunId, in item order); defaults for expired ones. */
+/**
+ * The resume batches the items were taken into (by resumeRunId, in item
+ * order); defaults for expired ones. The actions of one interrupt become one
+ * answer to it: their decisions in action order, in the interrupt's shape.
+ */
 export function batchesOf(items: readonly ReviewItem[]): ResumeBatch[] {
   const batches = new Map<string, ResumeBatch>();
+  const groups = new Map<string, { batch: ResumeBatch; action: NonNullable<ReviewItem["action"]>; decisions: unknown[]; filled: number; defaulted: boolean }>();
+  const answer = (batch: ResumeBatch, item: ReviewItem, value: unknown, defaulted: boolean) => {
+    const action = item.action;
+    if (action === undefined) {
+      batch.answers[item.interruptId] = value;
+      if (defaulted) batch.defaulted.push(item.interruptId);
+      return;
+    }
+    const key = `${batch.resumeRunId}\u0000${action.interruptId}`;
+    const group = groups.get(key) ?? { batch, action, decisions: new Array<unknown>(action.count).fill(null), filled: 0, defaulted: false };
+    group.decisions[action.index] = value;
+    group.filled++;
+    group.defaulted ||= defaulted;
+    groups.set(key, group);
+  };
   for (const item of items) {
     if (item.resumeRunId === null) continue;
     let batch = batches.get(item.resumeRunId);
@@ -292,14 +324,19 @@ export function batchesOf(items: readonly ReviewItem[]): ResumeBatch[] {
       batches.set(item.resumeRunId, batch);
     }
     if (item.status === "answered" && item.answer !== null) {
-      batch.answers[item.interruptId] = item.answer.value;
+      answer(batch, item, item.answer.value, false);
       const edits = item.answer.edits;
       if (edits?.update !== undefined) batch.edits.update = { ...batch.edits.update, ...edits.update };
       if (edits?.goto !== undefined && edits.goto.length > 0) batch.edits.goto = [...(batch.edits.goto ?? []), ...edits.goto];
     } else {
-      batch.answers[item.interruptId] = item.routing.onExpire?.response ?? null;
-      batch.defaulted.push(item.interruptId);
+      answer(batch, item, item.routing.onExpire?.response ?? null, true);
     }
+  }
+  for (const { batch, action, decisions, filled, defaulted } of groups.values()) {
+    // Taken only whole (planResume); a part alone would answer the interrupt with holes.
+    if (filled !== action.count) continue;
+    batch.answers[action.interruptId] = groupResumeValue(action.format, decisions);
+    if (defaulted) batch.defaulted.push(action.interruptId);
   }
   return [...batches.values()];
 }

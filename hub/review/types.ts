@@ -111,10 +111,40 @@ export interface ReviewItem {
   revision: number;
   /** sha-256 hex of the canonical JSON of `{ payload, revision }` (quorum.ts payloadDigest); wire `payload_digest`. */
   payloadDigest: string;
+  /** One action of a multi-action interrupt (see actions.ts); absent for a plain question. */
+  action?: ActionRef;
 }
 
 /** What the hub knows when an interrupt is raised; createItem adds the rest. */
-export type NewReviewItem = Pick<ReviewItem, "interruptId" | "threadId" | "runId" | "tenant" | "namespace" | "node" | "payload" | "routing" | "startedBy">;
+export type NewReviewItem = Pick<ReviewItem, "interruptId" | "threadId" | "runId" | "tenant" | "namespace" | "node" | "payload" | "routing" | "startedBy"> &
+  Partial<Pick<ReviewItem, "action">>;
+
+/**
+ * How a multi-action interrupt asked, so its one resume answers in the same
+ * shape: LangChain's human-in-the-loop middleware (`hitl`: snake_case as in
+ * Python and the LangGraph server, `hitl-camel`: the JS middleware's
+ * camelCase) or Agent Inbox's `HumanInterrupt` list (`agent-inbox`).
+ */
+export const ACTION_FORMATS = ["hitl", "hitl-camel", "agent-inbox"] as const;
+export type ActionFormat = (typeof ACTION_FORMATS)[number];
+
+/**
+ * An item's place in its interrupt: the item is action `index` of `count`
+ * of interrupt `interruptId` (the item's own id is `<interruptId>.<index>`).
+ * When every item of the group is decided, one resume answers `interruptId`.
+ */
+export interface ActionRef {
+  interruptId: string;
+  index: number;
+  count: number;
+  /** The tool / action name. */
+  name: string;
+  format: ActionFormat;
+  /** Response types the action's config allows (`approve`/`edit`/`reject`/`respond`, or `accept`/`edit`/`response`/`ignore`). */
+  allowed: string[];
+  /** JSON Schema of edited args, when the config gives one. */
+  argsSchema?: JsonSchema;
+}
 
 export const AUDIT_KINDS = [
   "requested",
@@ -222,7 +252,7 @@ export interface ResumeBatch {
   threadId: string;
   tenant: string;
   answers: Record<string, unknown>;
-  /** Ids in `answers` whose value is the expiry default, not a reviewer's answer. */
+  /** Ids in `answers` whose value is (for a multi-action interrupt: in part) the expiry default, not a reviewer's answer. */
   defaulted: string[];
   /** The answers' edits merged in answer order: later update keys win, gotos add up. */
   edits: ResumeEdits;

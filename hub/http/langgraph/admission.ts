@@ -73,12 +73,17 @@ async function resume(services: HubServices, thread: ThreadRecord, command: NonN
  * question answered last, so a resume that lost the race learns who won.
  */
 function answersOf(resume: unknown, items: readonly ReviewItem[]): AnswerInput[] {
-  const known = new Set(items.map((i) => i.interruptId));
+  // A multi-action interrupt is known by its own id too (the service splits its answer per action).
+  const known = new Set(items.flatMap((i) => (i.action === undefined ? [i.interruptId] : [i.interruptId, i.action.interruptId])));
   if (isRecord(resume)) {
     const keys = Object.keys(resume);
     if (keys.length > 0 && keys.every((k) => known.has(k))) return Object.entries(resume).map(([interruptId, value]) => ({ interruptId, value }));
   }
   const pending = items.filter((i) => (PENDING_STATUSES as readonly string[]).includes(i.status));
+  // The pending items all of one multi-action interrupt: the value answers that interrupt (`{ decisions }`).
+  const groups = new Set(pending.map((i) => i.action?.interruptId));
+  const [group] = groups;
+  if (group !== undefined && groups.size === 1) return [{ interruptId: group, value: resume }];
   const [only, ...more] = pending;
   if (only && more.length === 0) return [{ interruptId: only.interruptId, value: resume }];
   if (pending.length > 1) {

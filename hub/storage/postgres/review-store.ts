@@ -59,6 +59,7 @@ interface ItemRow {
   resume_run_id: string | null;
   applied_at: string | null;
   workflow_json: unknown;
+  action_json: ReviewItem["action"] | null;
 }
 
 interface AuditRow {
@@ -74,7 +75,7 @@ interface AuditRow {
 const ITEM_COLUMNS =
   "interrupt_id, thread_id, run_id, tenant, queue, status, namespace, node, payload, routing, started_by, created_at, expires_at, " +
   "claim_sub, claim_name, claim_until, answer_value, answered_sub, answered_name, answered_at, resumed_at, " +
-  "answer_edits, resume_run_id, applied_at, workflow_json";
+  "answer_edits, resume_run_id, applied_at, workflow_json, action_json";
 const PENDING = "status IN ('open', 'claimed')";
 
 function fromItemRow(row: ItemRow): ReviewItem {
@@ -108,6 +109,7 @@ function fromItemRow(row: ItemRow): ReviewItem {
     resumeRunId: row.resume_run_id,
     appliedAt: row.applied_at,
     ...readWorkflow(row.workflow_json, row.payload),
+    ...(row.action_json === null ? {} : { action: row.action_json }),
   };
 }
 
@@ -235,12 +237,13 @@ export class PostgresReviewStore implements ReviewStore {
       // ON CONFLICT: two nodes registering the same interrupt at once both succeed, one creates.
       const inserted = await c.query<ItemRow>(
         `INSERT INTO ${this.#items} (${ITEM_COLUMNS})
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)
          ON CONFLICT (interrupt_id) DO NOTHING RETURNING ${ITEM_COLUMNS}`,
         [
           item.interruptId, item.threadId, item.runId, item.tenant, item.routing.queue, item.status,
           encodeJson(item.namespace), item.node, encodeJson(item.payload), encodeJson(item.routing), item.startedBy,
           item.createdAt, item.expiresAt, ...writable(item).slice(1, 12), encodeJson(workflowOf(item)),
+          item.action === undefined ? null : encodeJson(item.action),
         ],
       );
       const row = inserted.rows[0];

@@ -127,4 +127,9 @@ CREATE INDEX hub_store_items_updated ON {schema}.hub_store_items (tenant, update
     version: 5,
     sql: "ALTER TABLE {schema}.hub_review_items ADD COLUMN workflow_json json;",
   },
+  {
+    // Per-action review items: which action of which interrupt an item is.
+    version: 6,
+    sql: "ALTER TABLE {schema}.hub_review_items ADD COLUMN action_json json;",
+  },
 ];

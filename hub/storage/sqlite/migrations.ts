@@ -136,6 +136,11 @@ CREATE INDEX IF NOT EXISTS hub_store_items_updated ON hub_store_items (tenant, u
     name: "review workflows: an item's votes, stage, revision and payload digest (one JSON column)",
     sql: "ALTER TABLE hub_review_items ADD COLUMN workflow_json TEXT;",
   },
+  {
+    version: 6,
+    name: "per-action review items: which action of which interrupt an item is (one JSON column)",
+    sql: "ALTER TABLE hub_review_items ADD COLUMN action_json TEXT;",
+  },
 ];
 
 export const HUB_SCHEMA: SqliteSchema = {

@@ -65,6 +65,7 @@ interface ItemRow {
   resume_run_id: string | null;
   applied_at: string | null;
   workflow_json: string | null;
+  action_json: string | null;
 }
 
 interface AuditRow {
@@ -80,7 +81,7 @@ interface AuditRow {
 const ITEM_COLUMNS =
   "interrupt_id, thread_id, run_id, tenant, queue, status, namespace, node, payload, routing, started_by, created_at, expires_at, " +
   "claim_sub, claim_name, claim_until, answer_value, answered_sub, answered_name, answered_at, resumed_at, version, " +
-  "answer_edits, resume_run_id, applied_at, workflow_json";
+  "answer_edits, resume_run_id, applied_at, workflow_json, action_json";
 
 const PENDING = "status IN ('open', 'claimed')";
 
@@ -112,6 +113,7 @@ function toItemRow(item: ReviewItem, version: number): ItemRow {
     resume_run_id: item.resumeRunId,
     applied_at: item.appliedAt,
     workflow_json: encodeJson(workflowOf(item)),
+    action_json: item.action === undefined ? null : encodeJson(item.action),
   };
 }
 
@@ -147,6 +149,7 @@ function fromItemRow(row: ItemRow): ReviewItem {
     resumeRunId: row.resume_run_id,
     appliedAt: row.applied_at,
     ...readWorkflow(row.workflow_json === null ? null : decodeJson(row.workflow_json), payload),
+    ...(row.action_json === null ? {} : { action: decodeJson(row.action_json) as NonNullable<ReviewItem["action"]> }),
   };
 }
 
@@ -184,7 +187,7 @@ function prepareStatements(db: Database.Database) {
       `INSERT INTO hub_review_items (${ITEM_COLUMNS}) VALUES (@interrupt_id, @thread_id, @run_id, @tenant, @queue,
          @status, @namespace, @node, @payload, @routing, @started_by, @created_at, @expires_at, @claim_sub, @claim_name,
          @claim_until, @answer_value, @answered_sub, @answered_name, @answered_at, @resumed_at, @version,
-         @answer_edits, @resume_run_id, @applied_at, @workflow_json)
+         @answer_edits, @resume_run_id, @applied_at, @workflow_json, @action_json)
        ON CONFLICT (interrupt_id) DO NOTHING`,
     ),
     selectItem: db.prepare<[string], ItemRow>(`${select} WHERE interrupt_id = ?`),

@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe } from "vitest";
 import type { ReviewStore } from "../../../../hub/review/index.ts";
+import { actionTests } from "./review-store-actions.ts";
 import { serviceTests } from "./review-service.ts";
 import { storeTests } from "./review-store-decisions.ts";
 import { workflowTests } from "./review-store-workflows.ts";
@@ -29,5 +30,6 @@ export function describeReviewStoreConformance(name: string, make: () => Promise
     describe("store", () => storeTests(store));
     describe("workflows", () => workflowTests(store));
     describe("service", () => serviceTests(store));
+    describe("per-action decisions", () => actionTests(store));
   });
 }

@@ -1,0 +1,91 @@
+/**
+ * Per-action decisions through a real hub: a graph raises ONE interrupt in
+ * the shape of LangChain's human-in-the-loop middleware with two tool calls,
+ * routed to two queues; two reviewers, each subscribed to their own queue
+ * over a socket, answer their own action; the graph resumes once, with both
+ * decisions in action order.
+ */
+import { describe, expect, it, vi } from "vitest";
+import { END, START, StateGraph, interrupt, lastValue, type Checkpointer } from "../../../../engine/index.ts";
+import type { Assistant } from "../../../../hub/index.ts";
+import type { ProtocolEvent } from "../../../../hub/protocol/index.ts";
+import { internalsOf } from "../../../../hub/hub.ts";
+import { REVIEWER, WAIT, isRootLifecycle, ok, openAs, reviewHub, startAndWait } from "./helpers.ts";
+
+const request = {
+  action_requests: [
+    { name: "issue_refund", args: { order: "A-17", amount: 120 }, description: "Refund order A-17" },
+    { name: "send_email", args: { to: "ada@example.com", subject: "Your refund" }, description: "Tell the customer" },
+  ],
+  review_configs: [
+    { action_name: "issue_refund", allowed_decisions: ["approve", "reject"] },
+    { action_name: "send_email", allowed_decisions: ["approve", "edit", "reject"] },
+  ],
+  review: { actions: { issue_refund: { queue: "finance", users: ["fiona"] }, send_email: { queue: "support", users: ["sid"] } } },
+};
+
+/** `tools`: one interrupt for two tool calls; records every value it resumed with. */
+function assistants(seen: unknown[]) {
+  return (checkpointer: Checkpointer): Assistant[] => {
+    const graph = new StateGraph({ decisions: lastValue<unknown>() })
+      .addNode("review", () => {
+        const decisions = interrupt<unknown>(request);
+        seen.push(decisions);
+        return { decisions };
+      })
+      .addEdge(START, "review")
+      .addEdge("review", END)
+      .compile({ checkpointer, name: "tools" });
+    return [{ id: "tools", description: "one interrupt, two tool calls", graph }];
+  };
+}
+
+const requestedIds = (events: ProtocolEvent[]) =>
+  events.flatMap((e) => (e.method === "input.requested" ? [{ id: e.params.data.interrupt_id, queue: e.queue, action: e.review?.action }] : []));
+
+describe("per-action decisions through the hub", () => {
+  it("two reviewers in two queues answer the two actions; the graph resumes once with both decisions", async () => {
+    const seen: unknown[] = [];
+    const hub = await reviewHub({ assistants: assistants(seen) });
+    const fiona = await openAs(hub, "fiona", REVIEWER);
+    const sid = await openAs(hub, "sid", REVIEWER);
+    ok(await fiona.request("queue.subscribe", { queue: "finance" }));
+    ok(await sid.request("queue.subscribe", { queue: "support" }));
+    const { operator, ids } = await startAndWait(hub, "act-1", "tools", {});
+    // The thread asked one question.
+    expect(ids).toHaveLength(1);
+    const [interruptId] = ids;
+
+    await vi.waitFor(() => expect(requestedIds(fiona.events)).toHaveLength(1), WAIT);
+    await vi.waitFor(() => expect(requestedIds(sid.events)).toHaveLength(1), WAIT);
+    expect(requestedIds(fiona.events)).toEqual([
+      { id: `${interruptId}.0`, queue: "finance", action: { interrupt_id: interruptId, index: 0, count: 2, name: "issue_refund", format: "hitl", allowed: ["approve", "reject"] } },
+    ]);
+    expect(requestedIds(sid.events)).toEqual([
+      { id: `${interruptId}.1`, queue: "support", action: { interrupt_id: interruptId, index: 1, count: 2, name: "send_email", format: "hitl", allowed: ["approve", "edit", "reject"] } },
+    ]);
+
+    // A decision the config does not allow is refused with the reason; nothing resumes.
+    const refused = await fiona.request("input.respond", { namespace: [], interrupt_id: `${interruptId}.0`, response: { type: "edit", edited_action: { name: "issue_refund", args: { amount: 1 } } } }, { thread_id: "act-1" });
+    expect(refused).toMatchObject({ type: "error", error: "invalid_argument", message: expect.stringContaining('allows approve, reject; "edit" is not one of them') });
+    // Neither may answer the other's action.
+    expect(await sid.request("input.respond", { namespace: [], interrupt_id: `${interruptId}.0`, response: { type: "approve" } }, { thread_id: "act-1" })).toMatchObject({ type: "error", error: "permission_denied" });
+
+    const edited = { type: "edit", edited_action: { name: "send_email", args: { to: "ada@example.org", subject: "Your refund" } } };
+    expect(ok(await sid.request("input.respond", { namespace: [], interrupt_id: `${interruptId}.1`, response: edited }, { thread_id: "act-1" }))).toMatchObject({ resumed: false });
+    expect(seen).toEqual([]);
+    expect(ok(await fiona.request("input.respond", { namespace: [], interrupt_id: `${interruptId}.0`, response: { type: "reject", message: "over the limit" } }, { thread_id: "act-1" }))).toMatchObject({ resumed: true });
+    await operator.waitForEvent(isRootLifecycle("completed"));
+
+    const expected = { decisions: [{ type: "reject", message: "over the limit" }, edited] };
+    expect(seen).toEqual([expected]);
+    // One run asked, one resume run answered: the start and exactly one resume.
+    expect(await internalsOf(hub).store.listRuns("act-1")).toHaveLength(2);
+    // Each reviewer heard their own item answered; REST shows each item's action.
+    await vi.waitFor(() => expect(fiona.events.some((e) => e.method === "input.answered")).toBe(true), WAIT);
+    await vi.waitFor(() => expect(sid.events.some((e) => e.method === "input.answered")).toBe(true), WAIT);
+    expect(seen).toHaveLength(1);
+    fiona.expectValidFrames();
+    sid.expectValidFrames();
+  });
+});
