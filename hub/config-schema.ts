@@ -61,6 +61,27 @@ export const reviewConfigSchema = z.strictObject({
   clock: fn("() => epoch ms").optional(),
 });
 
+/** HubConfig.webhooks (review/webhooks/dispatcher.ts). */
+export const webhooksSchema = z.strictObject({
+  endpoints: z.array(
+    z.strictObject({
+      id: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, "must be 1–100 letters, digits, _ . -"),
+      url: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }),
+      secret: z.string().regex(/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/, "must be whsec_ followed by base64 of 24–64 random bytes (`node -e \"console.log('whsec_'+crypto.randomBytes(32).toString('base64'))\"`)"),
+      tenant: z.string().min(1),
+      events: z.array(z.string().min(1)).min(1).optional(),
+      queues: z.array(z.string().min(1)).min(1).optional(),
+    }),
+  ).refine((list) => new Set(list.map((e) => e.id)).size === list.length, { message: "must have unique ids" }),
+  maxAttempts: z.number().int().min(1).max(100).optional(),
+  retryBaseMs: positiveInt.optional(),
+  retryMaxMs: positiveInt.optional(),
+  timeoutMs: positiveInt.optional(),
+  maxBodyBytes: z.number().int().min(1024).optional(),
+  pollMs: positiveInt.optional(),
+  clock: fn("() => epoch ms").optional(),
+});
+
 export const loggerSchema = z.custom<object>(
   (value) => typeof value === "object" && value !== null && ["info", "warn", "error"].every((m) => typeof (value as Record<string, unknown>)[m] === "function"),
   { message: "must be a Logger { info, warn, error }" },
@@ -104,6 +125,7 @@ export const hubConfigSchema = z.strictObject({
   wsRefusal: z.enum(["http", "close"]).optional(),
   transformEvent: fn("(event, threadId) => event | null").optional(),
   review: reviewConfigSchema.optional(),
+  webhooks: webhooksSchema.optional(),
   logger: loggerSchema.optional(),
   cluster: clusterSchema.optional(),
   retention: z.strictObject({ threadTtlMs: positiveInt, sweepIntervalMs: positiveInt.optional() }).optional(),
@@ -142,6 +164,11 @@ function pathTo(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodObject | 
   let current: z.ZodType | undefined = schema;
   for (const key of path) {
     current = unwrap(current);
+    // A list's element (webhooks.endpoints.0): every index has the element's schema.
+    if (current instanceof z.ZodArray && typeof key === "number") {
+      current = current.element as z.ZodType;
+      continue;
+    }
     if (!(current instanceof z.ZodObject)) return undefined;
     current = (current.shape as Record<string, z.ZodType>)[String(key)];
   }

@@ -7,6 +7,7 @@ import type { RetentionConfig } from "./runs/retention.ts";
 import type { z } from "zod";
 import type { AssistantFactory } from "./runs/assistants.ts";
 import type { ReviewConfig } from "./review/index.ts";
+import type { WebhooksConfig } from "./review/webhooks/dispatcher.ts";
 import type { EventTransformer } from "./threads/index.ts";
 import { MIN_SECRET_BYTES } from "./auth/jwt.ts";
 import { ConfigError, checkConfig, hubConfigSchema, isOrigin, type limitsSchema } from "./config-schema.ts";
@@ -112,6 +113,8 @@ export interface HubConfig {
   transformEvent?: EventTransformer;
   /** Review routing: default queue, routing hook, default expiry, claim TTL, clock. */
   review?: ReviewConfig;
+  /** Signed webhooks of review events and run ends, through a durable outbox. See docs/operations.md, "Webhooks". */
+  webhooks?: WebhooksConfig;
   /** Delete threads idle longer than `threadTtlMs` (checked every `sweepIntervalMs`). See docs/operations.md, "Retention". */
   retention?: RetentionConfig;
   logger?: Logger;

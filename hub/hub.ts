@@ -17,6 +17,7 @@ import { createApp } from "./http/app.ts";
 import { HubMetrics, type HubStats } from "./metrics.ts";
 import { BusPresenceLink, PresenceRelay } from "./presence/index.ts";
 import { ReviewCoordinator } from "./review/index.ts";
+import { WebhookDispatcher } from "./review/webhooks/dispatcher.ts";
 import { AssistantRegistry } from "./runs/assistants.ts";
 import { ThreadSweeper } from "./runs/retention.ts";
 import { RunControl, RunManager, ThreadWatch, watchedStore } from "./runs/index.ts";
@@ -133,6 +134,8 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     ...(ownership ? { ownership, resumeOf: (runId: string) => reviews.resumeOf(runId), waitingResume: (threadId: string) => reviews.waitingResume(threadId) } : {}),
     ...(ownership && storage.bus ? { control: new RunControl({ bus: storage.bus, nodeId, onError: (error, context) => logger.error(`${context}: ${String(error)}`) }) } : {}),
   });
+  // Webhooks: deliveries go through the store's outbox; each node's worker claims due ones.
+  const webhooks = config.webhooks ? new WebhookDispatcher({ outbox: storage.webhooks, config: config.webhooks, nodeId, logger }) : undefined;
   const reviews = new ReviewCoordinator({
     reviewStore: storage.reviews,
     hubStore: storage.store,
@@ -144,6 +147,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     cluster: cluster !== undefined,
     bus: storage.bus,
     nodeId,
+    webhooks,
   });
   runs.observe(reviews);
   const onPresenceError = (error: unknown, context: string): void => logger.error(`presence ${context}: ${String(error)}`);
@@ -153,7 +157,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     link: storage.bus ? new BusPresenceLink({ bus: storage.bus, nodeId, onError: onPresenceError }) : undefined,
   });
   const origins = originPolicy(config.allowedOrigins);
-  const services: HubServices = { store: storage.store, items: storage.items, threadWatch, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(limits, storage.subscriptions), reviews, presence };
+  const services: HubServices = { store: storage.store, items: storage.items, threadWatch, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(limits, storage.subscriptions), reviews, presence, webhooks: { outbox: storage.webhooks, dispatcher: webhooks } };
 
   const sweeper = config.retention
     ? new ThreadSweeper({
@@ -173,6 +177,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
   const reapplied = await reviews.recoverResumes();
   if (reapplied.length > 0) logger.warn(`re-applied the accepted answers of ${reapplied.length} resume(s) a previous process left unfinished`);
   await reviews.start();
+  webhooks?.start();
   await runs.listen();
   ownership?.startSweeper((lease) => runs.takeOver(lease));
   sweeper?.start();
@@ -234,6 +239,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
       await sweeper?.stop();
       reviews.close();
       await runs.close();
+      await webhooks?.close();
       for (const end of [...streams]) end();
       await sockets?.close();
       const s = server;
@@ -248,6 +254,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
       await storage.reviews.close();
       await storage.store.close();
       await storage.items.close();
+      await storage.webhooks.close();
       await storage.close();
     },
   };

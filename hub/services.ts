@@ -8,6 +8,8 @@ import type { ReviewCoordinator } from "./review/index.ts";
 import type { RunManager, ThreadWatch } from "./runs/index.ts";
 import type { HubStore } from "./runs/index.ts";
 import type { ItemStore } from "./store/index.ts";
+import type { WebhookOutbox } from "./review/webhooks/outbox.ts";
+import type { WebhookDispatcher } from "./review/webhooks/dispatcher.ts";
 import type { ThreadLogs } from "./threads/index.ts";
 import type { SubscriptionDirectory } from "./sessions/directory.ts";
 
@@ -29,4 +31,6 @@ export interface HubServices {
   subscriptions: SubscriptionDirectory;
   reviews: ReviewCoordinator;
   presence: PresenceRelay;
+  /** The webhook outbox (REST lists and replays it) and, when webhooks are configured, the dispatcher. */
+  webhooks: { outbox: WebhookOutbox; dispatcher: WebhookDispatcher | undefined };
 }

@@ -19,6 +19,7 @@ import { SSE_HEADERS } from "./sse-frame.ts";
 import { principalOf } from "../auth/request.ts";
 import type { AppHooks } from "./hooks.ts";
 import { addReviewRoutes } from "./reviews.ts";
+import { addWebhookRoutes } from "./webhooks.ts";
 import { addWebApp } from "./static.ts";
 import { addLangGraphRoutes } from "./langgraph/index.ts";
 import { addInfoRoutes } from "./langgraph/info.ts";
@@ -170,6 +171,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
   app.post("/threads/:thread_id/stream", sse);
 
   addReviewRoutes(app, services, hooks);
+  addWebhookRoutes(app, services);
   addLangGraphRoutes(app, services, hooks);
 
   app.notFound((c) => c.json({ error: "not_found", message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));

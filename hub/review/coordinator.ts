@@ -17,6 +17,7 @@ import { PENDING_STATUSES, type Refusal, type ResumeBatch, type ResumePolicy, ty
 import type { ExecutionResult, HubStore, RunInfo, RunManager, RunObserver } from "../runs/index.ts";
 import type { EventBus, ThreadLogs } from "../threads/index.ts";
 import { QueueFanout } from "./queues.ts";
+import { reviewWebhookEvent, runWebhookEvent, type WebhookEventInput } from "./webhooks/events.ts";
 
 /** Hub configuration of review routing (`HubConfig.review`). */
 export interface ReviewConfig {
@@ -65,6 +66,8 @@ interface CoordinatorOptions {
   /** Several nodes: queue subscribers of every node hear every node's review events through the bus. */
   bus?: EventBus | undefined;
   nodeId?: string;
+  /** Webhooks: every review event published here and every run end (the dispatcher filters per endpoint). */
+  webhooks?: { publish(event: WebhookEventInput): Promise<void> } | undefined;
 }
 
 /** The bus topic of review events for queue subscribers (one for every tenant: few, small messages). */
@@ -138,6 +141,8 @@ export class ReviewCoordinator implements RunObserver {
     // A resume run that ended (not by a shutdown) consumed its answers: the record is done.
     // After a shutdown or crash it stays, and the next start runs the resume again.
     if (result.abort !== "shutdown") await this.service.markApplied(run.runId);
+    // A run stopped by a shutdown goes on after the restart: it has not ended for the outside world.
+    if (result.abort !== "shutdown") await this.#o.webhooks?.publish(runWebhookEvent(run, result.outcome.status, this.#clock(), result.outcome.error));
     // Pending unknown (the checkpoint could not be read): nothing is voided on a guess.
     const pending = result.pending;
     if (pending === null) {
@@ -380,6 +385,8 @@ export class ReviewCoordinator implements RunObserver {
       }
     }
     this.queues.deliver(item, sent);
+    // Only the node that decided publishes (others hear it through #onRemote): one webhook per event.
+    void this.#o.webhooks?.publish(reviewWebhookEvent(item, sent));
     const bus = this.#o.bus;
     if (bus) {
       const message: QueueMessage = { from: this.#o.nodeId ?? "", item, event: sent, assistant: this.assistantOf(item.threadId) };

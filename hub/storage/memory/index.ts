@@ -2,3 +2,4 @@
 export { MemoryHubStore } from "./hub-store.ts";
 export { MemoryReviewStore } from "./review-store.ts";
 export { MemoryItemStore } from "./item-store.ts";
+export { MemoryWebhookOutbox } from "./webhook-outbox.ts";

@@ -132,4 +132,36 @@ CREATE INDEX hub_store_items_updated ON {schema}.hub_store_items (tenant, update
     version: 6,
     sql: "ALTER TABLE {schema}.hub_review_items ADD COLUMN action_json json;",
   },
+  {
+    // Telling people outside the hub: the webhook outbox, answer links' single use, where each audited action came from.
+    version: 7,
+    sql: `
+CREATE TABLE {schema}.hub_webhook_deliveries (
+  seq bigint GENERATED ALWAYS AS IDENTITY,
+  delivery_id text PRIMARY KEY,
+  event_id text NOT NULL,
+  tenant text NOT NULL,
+  endpoint_id text NOT NULL,
+  type text NOT NULL,
+  body text NOT NULL,
+  status text NOT NULL,
+  attempts json NOT NULL,
+  tries integer NOT NULL,
+  next_attempt_at text COLLATE "C",
+  lease text,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+);
+CREATE INDEX hub_webhook_deliveries_due ON {schema}.hub_webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+CREATE INDEX hub_webhook_deliveries_tenant ON {schema}.hub_webhook_deliveries (tenant, seq);
+CREATE TABLE {schema}.hub_answer_link_uses (
+  nonce text PRIMARY KEY,
+  tenant text NOT NULL,
+  interrupt_id text NOT NULL,
+  sub text NOT NULL,
+  used_at text NOT NULL
+);
+ALTER TABLE {schema}.hub_review_audit ADD COLUMN source json;
+CREATE INDEX hub_review_audit_at ON {schema}.hub_review_audit (at);`,
+  },
 ];

@@ -5,3 +5,4 @@ export { openHubDatabase } from "./open.ts";
 export { HUB_SCHEMA } from "./migrations.ts";
 export { DataDirInUseError, LOCK_FILE_NAME, lockDataDir, type DataDirLock } from "./lock.ts";
 export { SqliteItemStore } from "./item-store.ts";
+export { SqliteWebhookOutbox } from "./webhook-outbox.ts";

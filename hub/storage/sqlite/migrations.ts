@@ -141,6 +141,38 @@ CREATE INDEX IF NOT EXISTS hub_store_items_updated ON hub_store_items (tenant, u
     name: "per-action review items: which action of which interrupt an item is (one JSON column)",
     sql: "ALTER TABLE hub_review_items ADD COLUMN action_json TEXT;",
   },
+  {
+    version: 7,
+    name: "telling people outside the hub: the webhook outbox, answer links' single use, where each audited action came from",
+    sql: `
+CREATE TABLE IF NOT EXISTS hub_webhook_deliveries (
+  seq INTEGER PRIMARY KEY,
+  delivery_id TEXT NOT NULL UNIQUE,
+  event_id TEXT NOT NULL,
+  tenant TEXT NOT NULL,
+  endpoint_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  body TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts TEXT NOT NULL,
+  tries INTEGER NOT NULL,
+  next_attempt_at TEXT,
+  lease TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS hub_webhook_deliveries_due ON hub_webhook_deliveries (status, next_attempt_at);
+CREATE INDEX IF NOT EXISTS hub_webhook_deliveries_tenant ON hub_webhook_deliveries (tenant, seq);
+CREATE TABLE IF NOT EXISTS hub_answer_link_uses (
+  nonce TEXT PRIMARY KEY,
+  tenant TEXT NOT NULL,
+  interrupt_id TEXT NOT NULL,
+  sub TEXT NOT NULL,
+  used_at TEXT NOT NULL
+);
+ALTER TABLE hub_review_audit ADD COLUMN source TEXT;
+CREATE INDEX IF NOT EXISTS hub_review_audit_at ON hub_review_audit (at);`,
+  },
 ];
 
 export const HUB_SCHEMA: SqliteSchema = {
@@ -153,3 +185,5 @@ export const HUB_SCHEMA: SqliteSchema = {
 export const HUB_RECORD_TABLES = ["hub_threads", "hub_runs"] as const;
 export const REVIEW_TABLES = ["hub_review_items", "hub_review_audit"] as const;
 export const STORE_TABLES = ["hub_store_items"] as const;
+export const WEBHOOK_TABLES = ["hub_webhook_deliveries"] as const;
+export const LINK_TABLES = ["hub_answer_link_uses"] as const;

@@ -67,7 +67,7 @@ describe("docs/PROTOCOL.md examples", () => {
     expect(untagged).toBe(0);
     // Every JSON fence carries one of the tags a test reads; a new tag must be added here.
     const infos = [...text.matchAll(/^```(json\b.*)$/gm)].map((m) => (m[1] ?? "").trim());
-    const known = /^json (protocol-(command|event|response)|protocol-sequence [\w-]+|rest-example [\w-]+)$/;
+    const known = /^json (protocol-(command|event|response)|protocol-sequence [\w-]+|rest-example [\w-]+|webhook-example [\w-]+)$/;
     expect(infos.filter((info) => !known.test(info))).toEqual([]);
   });
 

@@ -136,7 +136,7 @@ describe("SqliteHubStore file", () => {
 
     const names = saver.db
       .prepare<[], { name: string }>(
-        "SELECT name FROM sqlite_master WHERE name LIKE 'hub\\_%' ESCAPE '\\' AND name NOT LIKE 'hub\\_review\\_%' ESCAPE '\\' AND name NOT LIKE 'hub\\_store\\_%' ESCAPE '\\' ORDER BY name",
+        "SELECT name FROM sqlite_master WHERE name LIKE 'hub\\_%' ESCAPE '\\' AND name NOT LIKE 'hub\\_review\\_%' ESCAPE '\\' AND name NOT LIKE 'hub\\_store\\_%' ESCAPE '\\' AND name NOT LIKE 'hub\\_webhook\\_%' ESCAPE '\\' AND name NOT LIKE 'hub\\_answer\\_%' ESCAPE '\\' ORDER BY name",
       )
       .all()
       .map((r) => r.name);

@@ -86,6 +86,7 @@ describe("SqliteReviewStore file", () => {
       .map((r) => r.name);
     expect(names).toEqual([
       "hub_review_audit",
+      "hub_review_audit_at",
       "hub_review_audit_item",
       "hub_review_items",
       "hub_review_items_claims",
