@@ -27,6 +27,10 @@ export function presenceRoomKey(tenant: string, kind: RoomKind, id: string): str
 export interface PresenceLink {
   open(roomKey: string, room: Pick<PresenceRoom, "applyRemote" | "localSnapshot">): () => void;
   publish(roomKey: string, update: string): void;
+  /** Hears when another node is gone (its heartbeat lapsed, or it said goodbye): its members' states are to be dropped. */
+  watchNodes(onGone: (nodeId: string) => void): void;
+  /** Stops listening and tells the other nodes this one is gone. */
+  close(): void;
 }
 
 export interface PresenceHubOptions extends PresenceLimits {
@@ -73,6 +77,14 @@ export class PresenceHub {
   constructor(options: PresenceHubOptions) {
     this.#o = options;
     this.#clock = options.clock ?? systemClock;
+    options.link?.watchNodes((nodeId) => this.dropNode(nodeId));
+  }
+
+  /** Several nodes: drops the states of a node that is gone, in every room; returns how many. */
+  dropNode(nodeId: string): number {
+    let removed = 0;
+    for (const room of this.#rooms.values()) removed += room.dropNode(nodeId);
+    return removed;
   }
 
   /** Joins (idempotent) and returns the room's current states for this connection, if any. */
@@ -139,6 +151,7 @@ export class PresenceHub {
   dispose(): void {
     for (const room of [...this.#rooms.values()]) this.#close(room);
     this.#roomsOf.clear();
+    this.#o.link?.close();
   }
 
   #apply(roomKey: string, connectionId: string, principal: Principal, update: string): PresenceResult {

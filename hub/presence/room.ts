@@ -77,8 +77,8 @@ export class PresenceRoom {
   readonly #renewedAt = new Map<number, number>();
   /** clientIDs added, renewed or removed since the last frame. */
   readonly #pending = new Set<number>();
-  /** Several nodes: clientIDs whose state another node's member owns (never claimable here). */
-  readonly #remote = new Set<number>();
+  /** Several nodes: clientIDs whose state another node's member owns (never claimable here), and that node. */
+  readonly #remote = new Map<number, string>();
   /** Several nodes: this node's own changes not yet told to the others. */
   readonly #localPending = new Set<number>();
   #cancelFlush: Cancel | undefined;
@@ -208,16 +208,38 @@ export class PresenceRoom {
    * Several nodes: applies another node's changes of this room (its members'
    * stamped states); this node's members get them in the next frame.
    */
-  applyRemote(update: Uint8Array): void {
+  applyRemote(update: Uint8Array, fromNode: string): void {
     if (this.#disposed) return;
     const decoded = decodeAwarenessEntries(update, { maxEntries: Number.MAX_SAFE_INTEGER, maxStateBytes: Number.MAX_SAFE_INTEGER });
     if (!decoded.ok) throw new Error(`another node's presence update is malformed: ${decoded.message}`);
     for (const { clientID, state } of decoded.entries) {
       if (this.#owners.has(clientID)) continue;
-      if (state !== null) this.#remote.add(clientID);
+      if (state !== null) this.#remote.set(clientID, fromNode);
     }
     applyAwarenessUpdate(this.#awareness, update, REMOTE);
     for (const { clientID, state } of decoded.entries) if (state === null) this.#remote.delete(clientID);
+  }
+
+  /**
+   * Several nodes: removes the states of another node's members (that node
+   * is gone: its heartbeat lapsed, or it said goodbye); this node's members
+   * get the removal in the next frame. Returns how many.
+   */
+  dropNode(nodeId: string): number {
+    if (this.#disposed) return 0;
+    const ids = [...this.#remote].flatMap(([clientID, node]) => (node === nodeId ? [clientID] : []));
+    if (ids.length === 0) return 0;
+    // Removed at their current clocks (removeAwarenessStates would raise them): a client keeps
+    // that clock, so the owner's next renewal — should the node only have been cut off — shows
+    // the state again at once instead of being older than the removal.
+    for (const clientID of ids) {
+      this.#awareness.states.delete(clientID);
+      this.#remote.delete(clientID);
+    }
+    const changes: AwarenessChanges = { added: [], updated: [], removed: ids };
+    this.#awareness.emit("change", [changes, REMOTE]);
+    this.#awareness.emit("update", [changes, REMOTE]);
+    return ids.length;
   }
 
   /** Several nodes: the states this node's members own, for a node that just opened the room. */
