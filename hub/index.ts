@@ -7,7 +7,7 @@ export { ConfigError, DEFAULT_LIMITS, HUB_ENV_VARS, configFromEnv, consoleLogger
 export type { ConfigErrorCode, HubConfig, HubLimits, JwksConfig, Logger } from "./config.ts";
 export { AssistantRegistry } from "./runs/assistants.ts";
 export type { Assistant, AssistantFactory, AssistantGraph } from "./runs/assistants.ts";
-export { demoAssistants, REVIEW_DRAFT } from "./demo/index.ts";
+export { demoAssistants, EXPENSE_CLAIM, REVIEW_DRAFT } from "./demo/index.ts";
 export type { EventTransformer } from "./threads/index.ts";
 export { RESUME_POLICY_KEY } from "./review/index.ts";
 export type { ReviewConfig } from "./review/index.ts";

@@ -20,7 +20,7 @@ async function scrape(url: string, name: string): Promise<number> {
 describe("Hub", () => {
   it("lists its assistants and says whether clients need a token", async () => {
     const open = await testHub();
-    expect(open.assistants().map((a) => a.id)).toEqual(["review", "parallel-review"]);
+    expect(open.assistants().map((a) => a.id)).toEqual(["review", "parallel-review", "expense-approval"]);
     expect(open.auth).toBe("open");
     const jwt = await testHub({ jwtSecret: SECRET });
     expect(jwt.auth).toBe("jwt");

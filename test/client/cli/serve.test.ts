@@ -43,7 +43,7 @@ const readyUrl = (line: string): string => /ready at (http:\/\/\S+)/.exec(line)?
 describe("switchboard serve", { timeout: 90_000 }, () => {
   it("serves the demo assistants on --port 0; run works against it; SIGTERM shuts it down (exit 0)", async () => {
     const serve = cli(["serve", "--port", "0", "--memory"], { SWITCHBOARD_JWT_SECRET: "", SWITCHBOARD_DEMO_TOKEN_DELAY_MS: "1" });
-    const url = readyUrl(await serve.waitFor(/switchboard hub ready at http:\/\/127\.0\.0\.1:\d+ \(assistants: review, parallel-review\)/));
+    const url = readyUrl(await serve.waitFor(/switchboard hub ready at http:\/\/127\.0\.0\.1:\d+ \(assistants: review, parallel-review, expense-approval\)/));
     await serve.waitFor(`next, in another terminal: switchboard run review --url ${url}`);
     const run = cli(["run", "review", "--url", url]);
     await run.waitFor(/^\? interrupt \S+ opened by review/);
@@ -57,7 +57,7 @@ describe("switchboard serve", { timeout: 90_000 }, () => {
     const env = { SWITCHBOARD_JWT_SECRET: SECRET, OPENAI_BASE_URL: openai.url, OPENAI_API_KEY: "sk-test", OPENAI_MODEL: "fake-model" };
     // A real process: the bin loads the TypeScript config (which reads process.env) and shuts down on SIGINT.
     const serve = spawnCli(["serve", "--port", "0", "--memory", "--config", "client/cli/examples/switchboard.config.ts"], env);
-    const url = readyUrl(await serve.waitFor(/ready at .*\(assistants: review, parallel-review, ask\)/));
+    const url = readyUrl(await serve.waitFor(/ready at .*\(assistants: review, parallel-review, expense-approval, ask\)/));
     await serve.waitFor("auth: JWT — clients need a token: switchboard token --sub you");
 
     const token = cli(["token", "--sub", "alice", "--name", "Alice", "--roles", "admin"], env);

@@ -45,7 +45,7 @@ describe("REST", () => {
     const hub = await testHub();
     expect(await (await fetch(`${hub.url}/health`)).json()).toMatchObject({ ok: true, auth: "open" });
     const assistants = (await (await fetch(`${hub.url}/assistants`)).json()) as Array<{ assistant_id: string }>;
-    expect(assistants.map((a) => a.assistant_id)).toEqual(["review", "parallel-review"]);
+    expect(assistants.map((a) => a.assistant_id)).toEqual(["review", "parallel-review", "expense-approval"]);
 
     const created = (await (await post(`${hub.url}/threads`, { metadata: { team: "qa" } })).json()) as { thread_id: string };
     expect(created).toMatchObject({ status: "idle", metadata: { team: "qa" } });

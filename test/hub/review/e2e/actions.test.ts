@@ -10,7 +10,15 @@ import { END, START, StateGraph, interrupt, lastValue, type Checkpointer } from 
 import type { Assistant } from "../../../../hub/index.ts";
 import type { ProtocolEvent } from "../../../../hub/protocol/index.ts";
 import { internalsOf } from "../../../../hub/hub.ts";
-import { REVIEWER, WAIT, isRootLifecycle, ok, openAs, reviewHub, startAndWait } from "./helpers.ts";
+import { REVIEWER, WAIT, authHeaders, isRootLifecycle, ok, openAs, reviewHub, startAndWait } from "./helpers.ts";
+
+/** The thread's multi-action interrupts with their items' statuses, by interrupt id. */
+async function pendingGroups(hub: Awaited<ReturnType<typeof reviewHub>>, threadId: string): Promise<Record<string, string[]>> {
+  const items = await internalsOf(hub).reviews.itemsOnThread("acme", threadId);
+  const groups: Record<string, string[]> = {};
+  for (const item of items) if (item.action) (groups[item.action.interruptId] ??= []).push(item.status);
+  return groups;
+}
 
 const request = {
   action_requests: [
@@ -87,5 +95,25 @@ describe("per-action decisions through the hub", () => {
     expect(seen).toHaveLength(1);
     fiona.expectValidFrames();
     sid.expectValidFrames();
+  });
+
+  it("the LangGraph API's Command({ resume: { decisions } }) answers both actions, each authorized on its own", async () => {
+    const seen: unknown[] = [];
+    const hub = await reviewHub({ assistants: assistants(seen) });
+    const { operator } = await startAndWait(hub, "act-lg", "tools", {});
+    const resume = { decisions: [{ type: "approve" }, { type: "reject", message: "not now" }] };
+    const post = async (sub: string, roles: string[], body: unknown) =>
+      fetch(`${hub.url}/threads/act-lg/runs/wait`, { method: "POST", headers: { ...(await authHeaders(sub, roles)), "content-type": "application/json" }, body: JSON.stringify(body) });
+    // fiona may answer only the refund: the email's half is refused, the refund's stands, nothing resumes.
+    const partial = await post("fiona", REVIEWER, { assistant_id: "tools", command: { resume } });
+    expect(partial.status).toBe(403);
+    expect(await partial.json()).toMatchObject({ error: "permission_denied", details: { accepted: [expect.stringMatching(/\.0$/)] } });
+    expect(seen).toEqual([]);
+    // An admin is a candidate everywhere; the refund is already decided, so only the email's decision is new.
+    const done = await post("root", ["admin"], { assistant_id: "tools", command: { resume: { [Object.keys(await pendingGroups(hub, "act-lg"))[0]!]: resume } } });
+    expect(done.status).toBe(409);
+    expect(await done.json()).toMatchObject({ error: "already_answered", details: { accepted: [expect.stringMatching(/\.1$/)] } });
+    await operator.waitForEvent(isRootLifecycle("completed"));
+    expect(seen).toEqual([{ decisions: [{ type: "approve" }, { type: "reject", message: "not now" }] }]);
   });
 });
