@@ -9,6 +9,10 @@ export default defineConfig({
     // Fixtures register cleanups in test/support/cleanup.ts, which setup.ts
     // runs after every test; setup.ts also puts timers and mocks back per file.
     isolate: false,
+    // Two files at a time (vitest's default on a 2-core machine is one): the
+    // suite spends much of its time waiting on child processes, Chromium,
+    // Postgres and timers, and the other worker fills those gaps.
+    maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },
