@@ -6,6 +6,7 @@
  * with how to fix it, and a stable code.
  */
 import { z } from "zod";
+import { expiryPolicySchema } from "./review/index.ts";
 
 export type ConfigErrorCode = "CONFIG_ERR_INVALID" | "CONFIG_ERR_UNKNOWN_KEY" | "CONFIG_ERR_ASSISTANT";
 
@@ -58,6 +59,7 @@ export const reviewConfigSchema = z.strictObject({
   expiresIn: z.union([positiveInt, z.string().min(1)]).optional(),
   overrideRoles: z.array(z.string().min(1)).optional(),
   claimTtlMs: positiveInt.optional(),
+  onExpire: expiryPolicySchema.optional(),
   clock: fn("() => epoch ms").optional(),
 });
 

@@ -23,6 +23,8 @@ export type RecordType =
   | "answered"
   | "expired"
   | "cancelled"
+  | "escalated"
+  | "reminder"
   | "presence"
   | "final"
   | "items"

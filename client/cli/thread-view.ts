@@ -104,6 +104,16 @@ export function renderEvent(out: Output, threadId: string, event: ProtocolEvent,
       out.emit({ type: "cancelled", ...base, interrupt_id, reason }, `  interrupt ${interrupt_id} withdrawn (${reason})`);
       return;
     }
+    case "input.escalated": {
+      const { interrupt_id, step, steps, queue } = event.params.data;
+      out.emit({ type: "escalated", ...base, interrupt_id, step, steps, queue }, `  interrupt ${interrupt_id} escalated to queue ${queue} (step ${step} of ${steps})`);
+      return;
+    }
+    case "input.reminder": {
+      const { interrupt_id, reminder, max } = event.params.data;
+      out.emit({ type: "reminder", ...base, interrupt_id, reminder, max }, `  interrupt ${interrupt_id} still waits (reminder ${reminder} of ${max})`);
+      return;
+    }
     case "resync":
       out.status(`(resynced: missed events were dropped by the hub; state rebuilt from its snapshot)`);
       return;

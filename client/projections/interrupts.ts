@@ -170,6 +170,11 @@ export function reduceInterrupts(state: InterruptsState, event: ProtocolEvent): 
       const { interrupt_id, cancelled_at, reason } = event.params.data;
       return resolve(state, [interrupt_id], threadId, (id) => ({ interrupt_id: id, ...tid, outcome: "cancelled", at: cancelled_at, reason }));
     }
+    case "input.escalated": {
+      // Still pending, routed elsewhere: the routing facts follow.
+      const { interrupt_id, queue, users, roles } = event.params.data;
+      return patch(state, interrupt_id, threadId, (v) => (v.review ? { ...v, review: { ...v.review, queue, users, roles } } : v));
+    }
     case "tasks":
       return onTaskResult(state, event);
     case "lifecycle": {

@@ -96,7 +96,9 @@ export function reduceThread(state: ThreadState, event: ProtocolEvent): ThreadSt
     case "input.claimed":
     case "input.released":
     case "input.expired":
-    case "input.cancelled": {
+    case "input.cancelled":
+    case "input.escalated":
+    case "input.reminder": {
       const interrupts = reduceInterrupts(state.interrupts, event);
       return interrupts === state.interrupts ? state : { ...state, interrupts };
     }

@@ -1,10 +1,12 @@
 /** Review items and audit entries as REST JSON (snake_case, epoch-ms timestamps like the events). */
-import { actionJson, type AuditEntry, type ReviewItem } from "../review/index.ts";
+import { actionJson, expiryPolicyJson, expiryPolicyOf, isPending, type AuditEntry, type ReviewItem } from "../review/index.ts";
 
 const ms = (iso: string | null): number | null => (iso === null ? null : Date.parse(iso));
 
 export function reviewItemJson(item: ReviewItem) {
   const { routing } = item;
+  const policy = expiryPolicyOf(routing);
+  const pending = isPending(item.status);
   return {
     interrupt_id: item.interruptId,
     thread_id: item.threadId,
@@ -20,7 +22,11 @@ export function reviewItemJson(item: ReviewItem) {
       roles: routing.roles,
       allow_self_approval: routing.allowSelfApproval,
       expires_at: ms(routing.expiresAt),
-      ...(routing.onExpire ? { on_expire: routing.onExpire } : {}),
+      ...(policy === undefined ? {} : { on_expire: expiryPolicyJson(policy) }),
+      ...(routing.escalation === undefined
+        ? {}
+        : { escalation: routing.escalation.map((s) => ({ after_ms: s.afterMs, ...(s.queue === undefined ? {} : { queue: s.queue }), ...(s.users ? { users: s.users } : {}), ...(s.roles ? { roles: s.roles } : {}) })) }),
+      ...(routing.remind === undefined ? {} : { remind: { every_ms: routing.remind.everyMs, ...(routing.remind.max === undefined ? {} : { max: routing.remind.max }) } }),
       ...(routing.responseSchema === undefined ? {} : { response_schema: routing.responseSchema }),
     },
     claim: item.claim === null ? null : { claimed_by: item.claim.by, expires_at: ms(item.claim.until) },
@@ -30,6 +36,11 @@ export function reviewItemJson(item: ReviewItem) {
     expires_at: ms(item.expiresAt),
     resumed_at: ms(item.resumedAt),
     ...(item.action === undefined ? {} : { action: actionJson(item.action) }),
+    // A `keep` item past its deadline, as the hub's timer noted it: still pending, and late.
+    overdue: pending && item.overdueAt !== null,
+    escalation_step: item.escalationStep,
+    reminders_sent: item.remindersSent,
+    next_timer_at: pending ? ms(item.nextTimerAt) : null,
   };
 }
 

@@ -28,6 +28,8 @@ export function channelOf(event: ProtocolEvent): Channel | null {
     case "input.released":
     case "input.expired":
     case "input.cancelled":
+    case "input.escalated":
+    case "input.reminder":
       return "input";
     case "presence":
     case "thread.status":

@@ -54,7 +54,9 @@ export const reviewRoutingSchema = z.looseObject({
   roles: z.array(str),
   allow_self_approval: z.boolean(),
   expires_at: ms.nullable(),
-  on_expire: z.looseObject({ response: z.unknown() }).optional(),
+  on_expire: z.looseObject({ action: z.enum(["keep", "default", "deny"]), response: z.unknown().optional(), reason: str.optional() }).optional(),
+  escalation: z.array(z.looseObject({ after_ms: ms, queue: str.optional(), users: z.array(str).optional(), roles: z.array(str).optional() })).optional(),
+  remind: z.looseObject({ every_ms: ms, max: z.number().int().optional() }).optional(),
   response_schema: z.unknown().optional(),
 });
 export type ReviewRoutingJson = z.infer<typeof reviewRoutingSchema>;
@@ -97,6 +99,10 @@ export const reviewRecordSchema = z.looseObject({
   created_at: ms.nullable(),
   expires_at: ms.nullable(),
   resumed_at: ms.nullable(),
+  overdue: z.boolean().optional(),
+  escalation_step: z.number().int().optional(),
+  reminders_sent: z.number().int().optional(),
+  next_timer_at: ms.nullable().optional(),
   audit: z.array(auditEntrySchema).optional(),
   viewer: reviewViewerSchema.optional(),
   action: reviewActionSchema.optional(),
@@ -118,5 +124,6 @@ export const reviewInfoSchema = z.looseObject({
   response_schema: z.unknown().optional(),
   has_default: z.boolean().optional(),
   action: reviewActionSchema.optional(),
+  on_expire: z.looseObject({ action: z.enum(["keep", "default", "deny"]) }).optional(),
 });
 export type ReviewInfo = z.infer<typeof reviewInfoSchema>;

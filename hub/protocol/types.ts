@@ -280,7 +280,40 @@ export interface InputReleasedData {
 export interface InputExpiredData {
   interrupt_id: string;
   expired_at: number;
-  action: "default_response" | "cancel" | "none";
+  /** `deny`: the item's policy resumed the run with a denial; `reason` says the denial's message. */
+  action: "default_response" | "deny" | "cancel" | "none";
+  reason?: string;
+}
+
+/** Where an item is routed: its queue and candidates. */
+export interface RouteData {
+  queue: string;
+  users: string[];
+  roles: string[];
+}
+
+/**
+ * Extension: an escalation step of a pending item fired — it moved to
+ * `queue` and its candidates widened to `users` / `roles` (from `from`).
+ * `step` counts the steps fired so far (1-based), of `steps`.
+ */
+export interface InputEscalatedData extends RouteData {
+  interrupt_id: string;
+  step: number;
+  steps: number;
+  from: RouteData;
+  escalated_at: number;
+}
+
+/** Extension: a reminder that a pending item still waits; `reminder` counts them (1-based), up to `max`. */
+export interface InputReminderData {
+  interrupt_id: string;
+  reminder: number;
+  max: number;
+  reminded_at: number;
+  expires_at: number | null;
+  /** A `keep` item past its deadline. */
+  overdue: boolean;
 }
 
 /**
@@ -386,6 +419,8 @@ export type ProtocolEvent =
   | Ev<"input.released", InputReleasedData>
   | Ev<"input.expired", InputExpiredData>
   | Ev<"input.cancelled", InputCancelledData>
+  | Ev<"input.escalated", InputEscalatedData>
+  | Ev<"input.reminder", InputReminderData>
   | Ev<"presence", PresenceData>
   | Ev<"thread.status", ThreadStatusData>
   | Ev<"resync", ResyncData>;
@@ -408,6 +443,8 @@ export const EVENT_METHODS = [
   "input.released",
   "input.expired",
   "input.cancelled",
+  "input.escalated",
+  "input.reminder",
   "presence",
   "thread.status",
   "resync",

@@ -14,6 +14,7 @@ import { isRecord } from "../protocol/index.ts";
 import { validateJson } from "./json-schema.ts";
 import { routingOf } from "./routing.ts";
 import type { RoutingContext, RoutingDefaults, RoutingIssue } from "./routing.ts";
+import { expiryValue } from "./timers.ts";
 import type { ActionFormat, ActionRef, JsonSchema, ReviewItem, Routing } from "./types.ts";
 
 /** More actions than this in one interrupt are not split (the interrupt stays one item). */
@@ -201,9 +202,9 @@ export function groupResumeValue(format: ActionFormat, decisions: readonly unkno
   return format === "agent-inbox" ? [...decisions] : { decisions: [...decisions] };
 }
 
-/** Whether an item counts as decided for its group: answered, or expired with a default. */
+/** Whether an item counts as decided for its group: answered, or expired with a default or a denial. */
 function decided(item: ReviewItem): boolean {
-  return item.status === "answered" || (item.status === "expired" && item.routing.onExpire !== undefined);
+  return item.status === "answered" || (item.status === "expired" && expiryValue(item) !== undefined);
 }
 
 /**

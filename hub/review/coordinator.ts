@@ -9,11 +9,11 @@
 import type { Principal } from "../auth/index.ts";
 import type { Logger } from "../logger.ts";
 import { SwitchboardError, assertNever, type ProtocolEvent } from "../protocol/index.ts";
-import type { ReviewEvent } from "./events.ts";
+import { requestedEvent, type ReviewEvent } from "./events.ts";
 import type { RoutingHook } from "./routing.ts";
 import { ReviewService, type AnswerInput } from "./service.ts";
 import type { ReviewStore } from "./store.ts";
-import { PENDING_STATUSES, type Refusal, type ResumeBatch, type ResumePolicy, type ReviewItem } from "./types.ts";
+import { PENDING_STATUSES, type ExpiryPolicy, type Refusal, type ResumeBatch, type ResumePolicy, type ReviewItem } from "./types.ts";
 import type { ExecutionResult, HubStore, RunInfo, RunManager, RunObserver } from "../runs/index.ts";
 import type { EventBus, ThreadLogs } from "../threads/index.ts";
 import { QueueFanout } from "./queues.ts";
@@ -29,6 +29,12 @@ export interface ReviewConfig {
   expiresIn?: number | string;
   /** Roles that may answer over another's claim (default ["review-admin"]; `admin` always may). */
   overrideRoles?: readonly string[];
+  /**
+   * Expiry policy of items whose routing hook and payload set none (default:
+   * none — the item expires and its run stays interrupted). `{ action: "keep" }`,
+   * `{ action: "default", response }` or `{ action: "deny", reason? }`.
+   */
+  onExpire?: ExpiryPolicy;
   /** Lease of `input.claim` without `ttl_ms` (default 5 min). */
   claimTtlMs?: number;
   /** Epoch ms; tests inject one and call `tick()`. */
@@ -77,6 +83,8 @@ const REVIEWS_TOPIC = "reviews";
 interface QueueMessage {
   from: string;
   item: ReviewItem;
+  /** The item before the event re-routed it (see ReviewEvent.before). */
+  before?: ReviewItem;
   event: ProtocolEvent;
   assistant: string | null;
 }
@@ -109,6 +117,7 @@ export class ReviewCoordinator implements RunObserver {
         ...(hook ? { hook } : {}),
         ...(config.expiresIn === undefined ? {} : { expiresIn: config.expiresIn }),
         ...(config.overrideRoles ? { overrideRoles: config.overrideRoles } : {}),
+        ...(config.onExpire === undefined ? {} : { onExpire: config.onExpire }),
       },
       clock: this.#clock,
       onEvent: (event) => this.#onEvent(event),
@@ -371,7 +380,7 @@ export class ReviewCoordinator implements RunObserver {
     return (await this.service.unappliedResumes()).find((b) => b.resumeRunId === runId);
   }
 
-  #onEvent({ item, audience, event }: ReviewEvent): void {
+  #onEvent({ item, audience, event, before }: ReviewEvent): void {
     let sent: ProtocolEvent = event;
     if (audience === "all") {
       // The thread's subscribers get it through the log (with the thread's next seq);
@@ -384,14 +393,20 @@ export class ReviewCoordinator implements RunObserver {
         this.#o.logs.send(item.threadId, [event])?.catch(() => undefined);
       }
     }
-    this.queues.deliver(item, sent);
+    this.#deliverToQueues(item, sent, before);
     // Only the node that decided publishes (others hear it through #onRemote): one webhook per event.
     void this.#o.webhooks?.publish(reviewWebhookEvent(item, sent));
     const bus = this.#o.bus;
     if (bus) {
-      const message: QueueMessage = { from: this.#o.nodeId ?? "", item, event: sent, assistant: this.assistantOf(item.threadId) };
+      const message: QueueMessage = { from: this.#o.nodeId ?? "", item, event: sent, assistant: this.assistantOf(item.threadId), ...(before ? { before } : {}) };
       bus.publish(REVIEWS_TOPIC, JSON.stringify(message)).catch((error: unknown) => this.#o.logger.error(`review event of ${item.interruptId} to other nodes: ${String(error)}`));
     }
+  }
+
+  /** A re-routing event also reaches the subscribers of where the item was, and shows it as new where it now is. */
+  #deliverToQueues(item: ReviewItem, event: ProtocolEvent, before: ReviewItem | undefined): void {
+    if (before === undefined) this.queues.deliver(item, event);
+    else this.queues.deliverMove(before, item, event, requestedEvent(item, event.params.timestamp));
   }
 
   /** Another node's review event: its queue subscribers here hear it as if it were ours. */
@@ -400,7 +415,7 @@ export class ReviewCoordinator implements RunObserver {
       const message = JSON.parse(text) as QueueMessage;
       if (message.from === this.#o.nodeId || this.#closed) return;
       if (message.assistant !== null && !this.#assistants.has(message.item.threadId)) this.#rememberAssistant(message.item.threadId, message.assistant);
-      this.queues.deliver(message.item, message.event);
+      this.#deliverToQueues(message.item, message.event, message.before);
     } catch (error) {
       this.#o.logger.error(`a review event from another node: ${String(error)}`);
     }

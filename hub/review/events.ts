@@ -3,8 +3,9 @@
  * `seq` / `event_id` when it appends them to the thread log; these carry the
  * thread and run ids so it knows where they go.
  */
-import type { EventOf, EventParams, InputCancelledData, InputExpiredData, ReviewActionJson, ReviewInfo } from "../protocol/index.ts";
-import type { ActionRef, Actor, ReviewItem } from "./types.ts";
+import type { EventOf, EventParams, InputCancelledData, InputEscalatedData, InputExpiredData, InputReminderData, ReviewActionJson, ReviewInfo } from "../protocol/index.ts";
+import { MAX_REMINDERS, denialValue, expiryPolicyOf } from "./timers.ts";
+import type { ActionRef, Actor, ExpiryPolicy, ReviewItem } from "./types.ts";
 
 export type ReviewWireEvent =
   | EventOf<"input.requested">
@@ -12,7 +13,9 @@ export type ReviewWireEvent =
   | EventOf<"input.claimed">
   | EventOf<"input.released">
   | EventOf<"input.expired">
-  | EventOf<"input.cancelled">;
+  | EventOf<"input.cancelled">
+  | EventOf<"input.escalated">
+  | EventOf<"input.reminder">;
 
 /** What the service reports: the event, and the item it is about (for per-subscriber authorization). */
 export interface ReviewEvent {
@@ -23,6 +26,12 @@ export interface ReviewEvent {
    */
   audience: "all" | "queue";
   event: ReviewWireEvent;
+  /**
+   * The item before this event re-routed it (another queue, other
+   * candidates): queue subscribers who saw it there hear the event too, and
+   * those who see it only now get it as new (queues.ts deliverMove).
+   */
+  before?: ReviewItem;
 }
 
 function envelope(item: ReviewItem) {
@@ -66,12 +75,42 @@ export function expiredEvent(item: ReviewItem, action: InputExpiredData["action"
   // The deadline itself, not when tick() noticed it.
   const expiredAt = item.expiresAt === null ? now : Date.parse(item.expiresAt);
   const data: InputExpiredData = { interrupt_id: item.interruptId, expired_at: expiredAt, action };
+  const policy = expiryPolicyOf(item.routing);
+  if (action === "deny" && policy?.action === "deny") data.reason = denialValue(policy).message;
   return { ...envelope(item), method: "input.expired", params: params(item, now, data) };
 }
 
 export function cancelledEvent(item: ReviewItem, reason: string, now: number): EventOf<"input.cancelled"> {
   const data: InputCancelledData = { interrupt_id: item.interruptId, cancelled_at: now, reason };
   return { ...envelope(item), method: "input.cancelled", params: params(item, now, data) };
+}
+
+/** An escalation step fired: `step` of `steps`, from the routing `from` to the item's current one. */
+export function escalatedEvent(item: ReviewItem, step: number, from: { queue: string; users: string[]; roles: string[] }, now: number): EventOf<"input.escalated"> {
+  const { queue, users, roles } = item.routing;
+  const data: InputEscalatedData = {
+    interrupt_id: item.interruptId,
+    step,
+    steps: item.routing.escalation?.length ?? step,
+    queue,
+    users: [...users],
+    roles: [...roles],
+    from: { queue: from.queue, users: [...from.users], roles: [...from.roles] },
+    escalated_at: now,
+  };
+  return { ...envelope(item), method: "input.escalated", params: params(item, now, data) };
+}
+
+export function reminderEvent(item: ReviewItem, count: number, now: number): EventOf<"input.reminder"> {
+  const data: InputReminderData = {
+    interrupt_id: item.interruptId,
+    reminder: count,
+    max: Math.min(item.routing.remind?.max ?? MAX_REMINDERS, MAX_REMINDERS),
+    reminded_at: now,
+    expires_at: item.expiresAt === null ? null : Date.parse(item.expiresAt),
+    overdue: item.overdueAt !== null,
+  };
+  return { ...envelope(item), method: "input.reminder", params: params(item, now, data) };
 }
 
 /**
@@ -87,7 +126,8 @@ export function reviewInfo(item: ReviewItem, assistantId: string | null): Review
     expires_at: ms(item.expiresAt),
     users: [...item.routing.users],
     roles: [...item.routing.roles],
-    has_default: item.routing.onExpire !== undefined,
+    has_default: expiryPolicyOf(item.routing)?.action === "default",
+    ...onExpireJson(item),
     ...(item.routing.responseSchema === undefined ? {} : { response_schema: item.routing.responseSchema }),
     ...(item.action === undefined ? {} : { action: actionJson(item.action) }),
   };
@@ -104,4 +144,21 @@ export function actionJson(action: ActionRef): ReviewActionJson {
     allowed: [...action.allowed],
     ...(action.argsSchema === undefined ? {} : { args_schema: action.argsSchema }),
   };
+}
+
+/** The wire form of an item's expiry policy (`on_expire`), when it has one. */
+export function expiryPolicyJson(policy: ExpiryPolicy): { action: ExpiryPolicy["action"]; response?: unknown; reason?: string } {
+  switch (policy.action) {
+    case "keep":
+      return { action: "keep" };
+    case "default":
+      return { action: "default", response: policy.response };
+    case "deny":
+      return { action: "deny", reason: denialValue(policy).message };
+  }
+}
+
+function onExpireJson(item: ReviewItem): { on_expire?: ReturnType<typeof expiryPolicyJson> } {
+  const policy = expiryPolicyOf(item.routing);
+  return policy === undefined ? {} : { on_expire: expiryPolicyJson(policy) };
 }

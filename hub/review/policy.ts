@@ -15,6 +15,7 @@
 import { ADMIN_ROLE, canPerform, hasRole } from "../auth/index.ts";
 import type { Principal } from "../auth/index.ts";
 import { assertNever } from "../protocol/index.ts";
+import { keepsPending } from "./timers.ts";
 import type { Refusal, ReviewItem, Verdict } from "./types.ts";
 
 const OK: Verdict = { ok: true };
@@ -43,9 +44,12 @@ export function activeClaim(item: ReviewItem, now: number): ReviewItem["claim"] 
   return item.claim !== null && Date.parse(item.claim.until) > now ? item.claim : null;
 }
 
-/** Whether the deadline has passed (the item may still say open until tick() expires it). */
+/**
+ * Whether the deadline has passed and ends the item (it may still say open
+ * until tick() expires it); a `keep` item stays answerable past it.
+ */
 export function isDue(item: ReviewItem, now: number): boolean {
-  return item.expiresAt !== null && Date.parse(item.expiresAt) <= now;
+  return item.expiresAt !== null && Date.parse(item.expiresAt) <= now && !keepsPending(item);
 }
 
 /** Observers of the tenant see every item; others only those they could answer or override. */

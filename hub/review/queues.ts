@@ -21,6 +21,12 @@ export function mayEverAnswer(principal: Principal, item: ReviewItem): boolean {
   return mayAnswer(principal, { ...item, status: "open", claim: null, expiresAt: null }, 0).ok;
 }
 
+/** Whether the item is in the listener's queue (or it follows every queue) and the listener could answer it. */
+function reaches(listener: QueueListener, item: ReviewItem): boolean {
+  if (listener.queue !== ALL_QUEUES && listener.queue !== item.routing.queue) return false;
+  return listener.principal.tenant === item.tenant && mayEverAnswer(listener.principal, item);
+}
+
 export class QueueFanout {
   readonly #listeners = new Map<string, QueueListener>();
 
@@ -44,9 +50,26 @@ export class QueueFanout {
 
   deliver(item: ReviewItem, event: ProtocolEvent): void {
     for (const listener of this.#listeners.values()) {
-      if ((listener.queue !== ALL_QUEUES && listener.queue !== item.routing.queue) || listener.principal.tenant !== item.tenant) continue;
-      if (!mayEverAnswer(listener.principal, item)) continue;
-      listener.deliver(event, item);
+      if (reaches(listener, item)) listener.deliver(event, item);
+    }
+  }
+
+  /**
+   * An event that re-routed the item (an escalation, a reassignment):
+   * subscribers who saw it before hear the event (named by the old queue when
+   * it left theirs, so they drop it); subscribers who see it only now get it
+   * as new — `appear` (its `input.requested`) first, then the event.
+   */
+  deliverMove(before: ReviewItem, after: ReviewItem, event: ProtocolEvent, appear: ProtocolEvent): void {
+    for (const listener of this.#listeners.values()) {
+      const saw = reaches(listener, before);
+      const sees = reaches(listener, after);
+      if (saw) {
+        listener.deliver(event, sees ? after : before);
+      } else if (sees) {
+        listener.deliver(appear, after);
+        listener.deliver(event, after);
+      }
     }
   }
 }

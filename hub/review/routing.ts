@@ -12,7 +12,8 @@ import { ADMIN_ROLE } from "../auth/index.ts";
 import { ALL_QUEUES, isRecord } from "../protocol/index.ts";
 import { checkSchema } from "./json-schema.ts";
 import { unsatisfiable } from "./quorum.ts";
-import type { JsonSchema, Quorum, Routing, Stage } from "./types.ts";
+import { MAX_ESCALATION_STEPS, MAX_REMINDERS, MIN_REMIND_EVERY_MS } from "./timers.ts";
+import type { EscalationStep, ExpiryPolicy, JsonSchema, Quorum, RemindPolicy, Routing, Stage } from "./types.ts";
 import { QUORUM_MODES } from "./types.ts";
 
 export const DEFAULT_OVERRIDE_ROLES: readonly string[] = ["review-admin"];
@@ -40,6 +41,8 @@ export interface RoutingDefaults {
   /** Default deadline (ms or "30m"); none when omitted. */
   expiresIn?: number | string;
   overrideRoles?: readonly string[];
+  /** Expiry policy of items whose hook and payload set none. */
+  onExpire?: ExpiryPolicy;
 }
 
 export interface RoutingIssue {
@@ -128,13 +131,52 @@ function toStages(stages: z.output<typeof stagesField>): Stage[] {
   return stages.map((s) => ({ name: s.name, users: s.users ?? [], roles: s.roles ?? [], ...(s.quorum === undefined ? {} : { quorum: toQuorum(s.quorum) }) }));
 }
 
+const users = z.array(name).max(1000);
+const roles = z.array(name).max(100);
+
+/** An explicit policy, or `{ response }` (= `default`) as before policies were explicit. */
+export const expiryPolicySchema: z.ZodType<ExpiryPolicy, unknown> = z.union([
+  z.strictObject({ action: z.literal("keep") }),
+  z.strictObject({ action: z.literal("default"), response: z.unknown() }).transform((p) => ({ action: "default" as const, response: p.response })),
+  z.strictObject({ action: z.literal("deny"), reason: z.string().trim().min(1).max(1000).optional() }).transform((p): ExpiryPolicy =>
+    p.reason === undefined ? { action: "deny" } : { action: "deny", reason: p.reason },
+  ),
+  z.strictObject({ response: z.unknown() }).transform((p) => ({ action: "default" as const, response: p.response })),
+]);
+
+const escalationStep = z
+  .strictObject({ after: duration, queue: queueName.optional(), users: users.optional(), roles: roles.optional() })
+  .refine((s) => s.queue !== undefined || s.users !== undefined || s.roles !== undefined, { message: "a step needs a queue, users or roles to move the item to" })
+  .transform((s): EscalationStep => ({
+    afterMs: s.after,
+    ...(s.queue === undefined ? {} : { queue: s.queue }),
+    ...(s.users === undefined ? {} : { users: s.users }),
+    ...(s.roles === undefined ? {} : { roles: s.roles }),
+  }));
+
+/** Steps in the order they fire (by `after`; equal ones as written). */
+export const escalationSchema = z
+  .array(escalationStep)
+  .min(1)
+  .max(MAX_ESCALATION_STEPS)
+  .transform((steps) => steps.map((step, i) => ({ step, i })).sort((a, b) => a.step.afterMs - b.step.afterMs || a.i - b.i).map((s) => s.step));
+
+export const remindSchema = z
+  .strictObject({
+    every: duration.refine((ms) => ms >= MIN_REMIND_EVERY_MS, { message: `must be at least ${MIN_REMIND_EVERY_MS} ms` }),
+    max: z.number().int().min(1).max(MAX_REMINDERS).optional(),
+  })
+  .transform((r): RemindPolicy => (r.max === undefined ? { everyMs: r.every } : { everyMs: r.every, max: r.max }));
+
 /** One schema per `review` field, parsed independently. */
 const REVIEW_FIELDS = {
   queue: queueName,
-  users: z.array(name).max(1000),
-  roles: z.array(name).max(100),
+  users,
+  roles,
   expiresIn: duration,
-  onExpire: z.object({ response: z.unknown() }).strict(),
+  onExpire: expiryPolicySchema,
+  escalation: escalationSchema,
+  remind: remindSchema,
   allowSelfApproval: z.boolean(),
   responseSchema: schemaField,
   quorum: quorumField,
@@ -151,7 +193,9 @@ const HOOK_RESULT = z
     users: z.array(name),
     roles: z.array(name),
     expiresAt: z.iso.datetime().nullable(),
-    onExpire: z.object({ response: z.unknown() }),
+    onExpire: expiryPolicySchema,
+    escalation: escalationSchema,
+    remind: remindSchema,
     allowSelfApproval: z.boolean(),
     responseSchema: schemaField,
     overrideRoles: z.array(name),
@@ -239,6 +283,7 @@ export function routingOf(payload: unknown, defaults: RoutingDefaults, ctx: Rout
     allowSelfApproval: false,
     overrideRoles,
   };
+  if (defaults.onExpire !== undefined) routing.onExpire = defaults.onExpire;
   Object.assign(routing, hookRouting(defaults, ctx, payload, issues));
 
   const read = readReviewField(review, issues);
@@ -248,7 +293,9 @@ export function routingOf(payload: unknown, defaults: RoutingDefaults, ctx: Rout
   if (fields.users !== undefined) routing.users = fields.users;
   if (fields.roles !== undefined) routing.roles = fields.roles;
   if (fields.expiresIn !== undefined) routing.expiresAt = isoAfter(ctx.now, fields.expiresIn);
-  if (fields.onExpire !== undefined) routing.onExpire = { response: fields.onExpire.response };
+  if (fields.onExpire !== undefined) routing.onExpire = fields.onExpire;
+  if (fields.escalation !== undefined) routing.escalation = fields.escalation;
+  if (fields.remind !== undefined) routing.remind = fields.remind;
   if (fields.allowSelfApproval !== undefined) routing.allowSelfApproval = fields.allowSelfApproval;
   if (fields.responseSchema === false) routing.responseSchema = { not: {} };
   else if (fields.responseSchema === true) delete routing.responseSchema;

@@ -7,15 +7,15 @@
  */
 import { nanoid } from "nanoid";
 import type { Principal } from "../auth/index.ts";
-import { ALL_QUEUES, isRecord } from "../protocol/index.ts";
+import { ALL_QUEUES, assertNever, isRecord } from "../protocol/index.ts";
 import { actionItemId, actionsOf, routeActions, splitGroupAnswer } from "./actions.ts";
-import { answeredEvent, cancelledEvent, claimedEvent, expiredEvent, releasedEvent, requestedEvent } from "./events.ts";
+import { answeredEvent, cancelledEvent, claimedEvent, escalatedEvent, expiredEvent, releasedEvent, reminderEvent, requestedEvent } from "./events.ts";
 import type { ReviewEvent } from "./events.ts";
 import { mayAnswer, mayView } from "./policy.ts";
 import { describeRoutingIssues, routingOf } from "./routing.ts";
 import type { RoutingDefaults, RoutingIssue } from "./routing.ts";
 import { DEFAULT_CANCEL_REASON, type AuditPage, type ReviewStore } from "./store.ts";
-import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, Refusal, ResumeBatch, ResumeEdits, ResumePolicy, NewReviewItem, ReviewItem } from "./types.ts";
+import type { AuditEntry, Decision, ExpiredItem, FiredTimers, LapsedClaim, Refusal, ResumeBatch, ResumeEdits, ResumePolicy, NewReviewItem, ReviewItem } from "./types.ts";
 import { PENDING_STATUSES } from "./types.ts";
 
 export const DEFAULT_CLAIM_TTL_MS = 5 * 60_000;
@@ -59,6 +59,8 @@ export interface BatchOutcome {
 
 export interface TickOutcome {
   expired: ExpiredItem[];
+  /** Every item a timer fired on (expiry, overdue, escalation, reminder), as the store claimed them. */
+  timers: FiredTimers[];
   /** Leases that lapsed; their items are open again. */
   claimsLapsed: LapsedClaim[];
   /** Resumes made due by expiry (default responses, or a batch no longer waiting). */
@@ -88,9 +90,9 @@ export class ReviewService {
     this.#newRunId = options.newRunId ?? (() => nanoid());
   }
 
-  #emit(item: ReviewItem, event: ReviewEvent["event"], audience: ReviewEvent["audience"] = "all"): void {
+  #emit(item: ReviewItem, event: ReviewEvent["event"], audience: ReviewEvent["audience"] = "all", before?: ReviewItem): void {
     try {
-      this.#onEvent({ item, audience, event });
+      this.#onEvent(before === undefined ? { item, audience, event } : { item, audience, event, before });
     } catch (error) {
       this.#logger?.error(`review event ${event.method} for ${item.interruptId} failed: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -220,17 +222,53 @@ export class ReviewService {
     return result;
   }
 
-  /** Expires due items first (that also ends their claims), then lapsed claims; returns what the hub must resume. */
+  /**
+   * Fires due timers first (expiry by policy also ends claims; escalations,
+   * reminders), then frees lapsed claims; returns what the hub must resume.
+   */
   async tick(now: number = this.#clock()): Promise<TickOutcome> {
-    const expired = await this.#store.expireDue(now);
-    const runs = new Map<string, string>();
-    for (const { item, action } of expired) {
-      this.#emit(item, expiredEvent(item, action, now));
-      runs.set(item.runId, item.threadId);
-    }
+    const timers = await this.#store.fireDueTimers(now);
+    const expired: ExpiredItem[] = [];
+    for (const fired of timers) expired.push(...this.#announceTimers(fired, now));
+    const runs = new Map(expired.map(({ item }) => [item.runId, item.threadId]));
     const claimsLapsed = await this.#store.expireClaims(now);
     for (const { item, holder } of claimsLapsed) this.#emit(item, releasedEvent(item, holder, now));
-    return { expired, claimsLapsed, resumes: await this.#resumes(runs, now) };
+    return { expired, timers, claimsLapsed, resumes: await this.#resumes(runs, now) };
+  }
+
+  /**
+   * One event per timer that fired, in order. Several escalation steps fired
+   * at once (after a restart) are announced step by step, each with the
+   * routing it led to. A `keep` deadline is audited, not announced: the item
+   * stays in every inbox, marked overdue.
+   */
+  #announceTimers({ before, item, fired }: FiredTimers, now: number): ExpiredItem[] {
+    const expired: ExpiredItem[] = [];
+    const steps = fired.flatMap((t) => (t.kind === "escalated" ? [t] : []));
+    let shown = before;
+    for (const timer of fired) {
+      switch (timer.kind) {
+        case "expired":
+          this.#emit(item, expiredEvent(item, timer.action, now));
+          expired.push({ item, action: timer.action });
+          break;
+        case "overdue":
+          break;
+        case "escalated": {
+          const to = steps[steps.indexOf(timer) + 1]?.from ?? item.routing;
+          const at: ReviewItem = { ...item, routing: { ...item.routing, queue: to.queue, users: [...to.users], roles: [...to.roles] } };
+          this.#emit(at, escalatedEvent(at, timer.step, timer.from, now), "all", shown);
+          shown = at;
+          break;
+        }
+        case "reminded":
+          this.#emit(item, reminderEvent(item, timer.count, now));
+          break;
+        default:
+          assertNever(timer, "review timer");
+      }
+    }
+    return expired;
   }
 
   /** Cancels the run's pending items (run cancelled, failed or replaced) and announces each with input.cancelled. */

@@ -9,7 +9,7 @@
 import type { Principal } from "../auth/index.ts";
 import type { AnswerExpectations, ReassignTarget } from "./types.ts";
 import type { VoteResult } from "./quorum.ts";
-import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem } from "./types.ts";
+import type { AuditEntry, Decision, ExpiredItem, FiredTimers, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem } from "./types.ts";
 
 export interface ReviewStore {
   /**
@@ -38,8 +38,16 @@ export interface ReviewStore {
 
   /** Frees claims whose lease lapsed by `now`. */
   expireClaims(now: number): Promise<LapsedClaim[]>;
-  /** Expires pending items whose deadline passed by `now`. */
+  /** Expires pending items whose deadline passed by `now` (by their policy: a `keep` item stays). */
   expireDue(now: number): Promise<ExpiredItem[]>;
+  /**
+   * Fires the timers of pending items due by `now` — expiry by policy, a
+   * `keep` deadline noted, escalation steps, a reminder (timers.ts fireDue) —
+   * claiming each atomically: the step is advanced in the same write, so
+   * another caller (node, store instance, restarted process) with the same
+   * `now` fires nothing twice. Returns the items something fired on.
+   */
+  fireDueTimers(now: number): Promise<FiredTimers[]>;
   /** Cancels the pending items of a run (or of a thread); returns them. */
   cancelForRun(runId: string, now: number, reason?: string): Promise<ReviewItem[]>;
   cancelForThread(threadId: string, now: number, reason?: string): Promise<ReviewItem[]>;
@@ -56,7 +64,7 @@ export interface ReviewStore {
   unappliedResumes(): Promise<ResumeBatch[]>;
   /** The resume run applied its batch: it is never handed out again. */
   markApplied(resumeRunId: string, now: number): Promise<void>;
-  /** Earliest live-claim end or pending deadline (ISO), for scheduling tick(); null if none. */
+  /** Earliest live-claim end or pending item's nextTimerAt (ISO), for scheduling tick(); null if none. */
   nextDeadline(): Promise<string | null>;
 
   /**

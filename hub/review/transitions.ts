@@ -7,10 +7,11 @@
 import type { Principal } from "../auth/index.ts";
 import { checkActionAnswer, completeGroups, groupResumeValue } from "./actions.ts";
 import { validateJson } from "./json-schema.ts";
-import { activeClaim, isDue, mayAnswer, mayClaim, mayRelease, stateRefusal } from "./policy.ts";
+import { activeClaim, mayAnswer, mayClaim, mayRelease, stateRefusal } from "./policy.ts";
 import { alreadyVoted, canonicalJson, castVote, earlierVote, isQuorumItem, payloadDigest, planReassign, reassignedAudit, reviseItem, verdictOf, withStageCandidates } from "./quorum.ts";
 import type { VoteResult } from "./quorum.ts";
 import type { Actor, AnswerExpectations, AuditEntry, Decision, ExpiredItem, LapsedClaim, NewReviewItem, ReassignTarget, Refusal, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem, ReviewStatus, Vote } from "./types.ts";
+import { expire, expiryPolicyOf, expiryValue, nextTimerOf } from "./timers.ts";
 
 export interface Transition {
   result: Decision & { vote?: VoteResult };
@@ -116,10 +117,18 @@ export function newItem(input: NewReviewItem, now: number): { item: ReviewItem; 
     stage: 0,
     revision: 0,
     payloadDigest: payloadDigest(payload, 0),
+    escalationStep: 0,
+    remindersSent: 0,
+    remindedAt: null,
+    overdueAt: null,
+    nextTimerAt: null,
   };
   if (input.action !== undefined) item.action = cloneJson(input.action);
+  item.nextTimerAt = nextTimerOf(item);
   const { queue, users, roles, expiresAt } = routing;
-  const detail: Record<string, unknown> = { queue, users, roles, expiresAt, hasDefault: routing.onExpire !== undefined };
+  const policy = expiryPolicyOf(routing);
+  const detail: Record<string, unknown> = { queue, users, roles, expiresAt, hasDefault: policy?.action === "default" };
+  if (policy !== undefined) detail["onExpire"] = policy.action;
   if (routing.quorum !== undefined) detail["quorum"] = routing.quorum;
   if (routing.stages !== undefined) detail["stages"] = routing.stages.map((s) => s.name);
   return { item, audit: [{ interruptId: item.interruptId, at: item.createdAt, kind: "requested", detail }] };
@@ -250,14 +259,9 @@ export function lapseClaim(item: ReviewItem, now: number): { lapsed: LapsedClaim
   return { lapsed: { item: next, holder: by, until }, audit: [entry] };
 }
 
-/** A pending item past its deadline, expired; undefined if it is not due. */
+/** A pending item past its deadline, expired by its policy (timers.ts); undefined if not due or kept pending. */
 export function expireItem(item: ReviewItem, now: number): { expired: ExpiredItem; audit: AuditEntry[] } | undefined {
-  if (!isPending(item.status) || !isDue(item, now)) return undefined;
-  const next: ReviewItem = { ...item, status: "expired", claim: null };
-  const onExpire = item.routing.onExpire;
-  const action = onExpire === undefined ? "none" : "default_response";
-  const detail = onExpire === undefined ? { action } : { action, response: onExpire.response };
-  return { expired: { item: next, action }, audit: [{ interruptId: item.interruptId, at: iso(now), kind: "expired", detail }] };
+  return expire(item, now);
 }
 
 /** A pending item voided because its run or thread ended; undefined if already final. */
@@ -271,7 +275,7 @@ export function cancelItem(item: ReviewItem, now: number, reason: string): { nex
  * The answers of one run not yet handed to a resume, if the policy says to
  * resume now; the items returned get `resumedAt` so no answer is resumed
  * twice. `batch` waits while any item of the run is pending; expired items
- * with a default count as answered, expired ones without cannot be.
+ * with a default or a denial count as answered, expired ones without cannot be.
  */
 export function planResume(
   runItems: readonly ReviewItem[],
@@ -286,7 +290,7 @@ export function planResume(
     (i) =>
       i.resumedAt === null &&
       (i.action === undefined || groups.has(i.action.interruptId)) &&
-      (i.status === "answered" || (i.status === "expired" && i.routing.onExpire !== undefined)),
+      (i.status === "answered" || (i.status === "expired" && expiryValue(i) !== undefined)),
   );
   if (ready.length === 0) return undefined;
   const next = ready.map((i): ReviewItem => ({ ...i, resumedAt: iso(now), resumeRunId }));
@@ -329,7 +333,7 @@ export function batchesOf(items: readonly ReviewItem[]): ResumeBatch[] {
       if (edits?.update !== undefined) batch.edits.update = { ...batch.edits.update, ...edits.update };
       if (edits?.goto !== undefined && edits.goto.length > 0) batch.edits.goto = [...(batch.edits.goto ?? []), ...edits.goto];
     } else {
-      answer(batch, item, item.routing.onExpire?.response ?? null, true);
+      answer(batch, item, expiryValue(item)?.value ?? null, true);
     }
   }
   for (const { batch, action, decisions, filled, defaulted } of groups.values()) {

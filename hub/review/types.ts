@@ -26,8 +26,12 @@ export interface Routing {
   users: string[];
   roles: string[];
   expiresAt: string | null;
-  /** The answer applied when the item expires unanswered. */
-  onExpire?: { response: unknown };
+  /**
+   * What the deadline does (see timers.ts expiryPolicyOf): none = the item
+   * expires and the run stays interrupted. `{ response }` without `action` is
+   * how items stored before explicit policies said `default`.
+   */
+  onExpire?: ExpiryPolicy | LegacyExpiryDefault;
   /** Whether the principal who started the run may answer. */
   allowSelfApproval: boolean;
   /** Answers must validate against it (JSON Schema 2020-12; see json-schema.ts). */
@@ -38,6 +42,10 @@ export interface Routing {
   quorum?: Quorum;
   /** Ordered approval stages; the item's candidates (`users`, `roles`) are the current stage's. */
   stages?: Stage[];
+  /** Re-routing steps while the item is pending, in `afterMs` order (timers.ts). */
+  escalation?: EscalationStep[];
+  /** Reminders while the item is pending (timers.ts). */
+  remind?: RemindPolicy;
 }
 
 export const QUORUM_MODES = ["any", "all", "k_of_n"] as const;
@@ -77,6 +85,33 @@ export interface Vote {
   edits?: ResumeEdits;
 }
 
+/**
+ * The explicit expiry policy of an item. `keep`: the item stays pending past
+ * its deadline (overdue) and nothing resumes; `default`: `response` is the
+ * answer; `deny`: the run resumes with the denial value (timers.ts denialValue).
+ */
+export type ExpiryPolicy = { action: "keep" } | { action: "default"; response: unknown } | { action: "deny"; reason?: string };
+export const EXPIRY_ACTIONS = ["keep", "default", "deny"] as const;
+
+/** `onExpire` as stored before policies were explicit: means `{ action: "default", response }`. */
+export interface LegacyExpiryDefault {
+  response: unknown;
+}
+
+/** One escalation step: `afterMs` from the item's creation, its queue moves and its candidates widen. */
+export interface EscalationStep {
+  afterMs: number;
+  queue?: string;
+  users?: string[];
+  roles?: string[];
+}
+
+export interface RemindPolicy {
+  everyMs: number;
+  /** How many reminders at most (see timers.ts MAX_REMINDERS). */
+  max?: number;
+}
+
 export interface ReviewItem {
   interruptId: string;
   threadId: string;
@@ -113,6 +148,15 @@ export interface ReviewItem {
   payloadDigest: string;
   /** One action of a multi-action interrupt (see actions.ts); absent for a plain question. */
   action?: ActionRef;
+  /** How many steps of routing.escalation fired. */
+  escalationStep: number;
+  /** How many reminders were sent, and when the last one was. */
+  remindersSent: number;
+  remindedAt: string | null;
+  /** When a `keep` item's deadline was noted as passed (it stays pending). */
+  overdueAt: string | null;
+  /** When the item's next timer (expiry, escalation, reminder) is due while it is pending; timers.ts nextTimerOf. */
+  nextTimerAt: string | null;
 }
 
 /** What the hub knows when an interrupt is raised; createItem adds the rest. */
@@ -158,6 +202,9 @@ export const AUDIT_KINDS = [
   "voted",
   "reassigned",
   "revised",
+  "overdue",
+  "escalated",
+  "reminded",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -229,7 +276,21 @@ export interface LapsedClaim {
 /** An item expire() moved to `expired`, and what the hub should do about it. */
 export interface ExpiredItem {
   item: ReviewItem;
-  action: "default_response" | "none";
+  action: "default_response" | "deny" | "none";
+}
+
+/** One timer that fired for an item (timers.ts fireDue). */
+export type FiredTimer =
+  | { kind: "expired"; action: ExpiredItem["action"] }
+  | { kind: "overdue" }
+  | { kind: "escalated"; step: number; from: Pick<Routing, "queue" | "users" | "roles"> }
+  | { kind: "reminded"; count: number };
+
+/** What fireDueTimers did to one item: the item before and after, and each timer that fired, in order. */
+export interface FiredTimers {
+  before: ReviewItem;
+  item: ReviewItem;
+  fired: FiredTimer[];
 }
 
 /**

@@ -113,7 +113,15 @@ const onlyInterruptKey = (data: Record<string, unknown>): boolean => {
 const KEEP_PARSED: ReadonlySet<string> = new Set(["values", "lifecycle", "input"]);
 
 /** Review events published while no run is in progress; the next run's replay starts with them. */
-const BETWEEN_RUNS: ReadonlySet<string> = new Set(["input.answered", "input.claimed", "input.released", "input.expired", "input.cancelled"]);
+const BETWEEN_RUNS: ReadonlySet<string> = new Set([
+  "input.answered",
+  "input.claimed",
+  "input.released",
+  "input.expired",
+  "input.cancelled",
+  "input.escalated",
+  "input.reminder",
+]);
 
 export class ThreadLog {
   readonly threadId: string;

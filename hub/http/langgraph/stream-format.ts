@@ -114,6 +114,8 @@ export class RunStreamTranslator {
       case "input.released":
       case "input.expired":
       case "input.cancelled":
+      case "input.escalated":
+      case "input.reminder":
       case "presence":
       case "resync":
         // Switchboard's own channels: no LangGraph stream mode carries them.

@@ -26,9 +26,10 @@ import {
   planResume,
 } from "../../review/transitions.ts";
 import type { Transition } from "../../review/transitions.ts";
+import { fireDue } from "../../review/timers.ts";
 import type { VoteResult } from "../../review/quorum.ts";
 import type { AnswerExpectations, ReassignTarget } from "../../review/types.ts";
-import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem } from "../../review/types.ts";
+import type { AuditEntry, Decision, ExpiredItem, FiredTimers, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem } from "../../review/types.ts";
 
 export class MemoryReviewStore implements ReviewStore {
   /** Insertion order is creation order: listItems needs no sort. */
@@ -149,6 +150,19 @@ export class MemoryReviewStore implements ReviewStore {
     );
   }
 
+  /** Synchronous between reads and writes: one caller fires each step, later callers find it advanced. */
+  async fireDueTimers(now: number): Promise<FiredTimers[]> {
+    const due = new Date(now).toISOString();
+    const fired = this.#sweep(
+      (i) => isPending(i.status) && i.nextTimerAt !== null && i.nextTimerAt <= due,
+      (before) => {
+        const done = fireDue(before, now);
+        return done && { next: done.next, audit: done.audit, out: { before, item: done.next, fired: done.fired } };
+      },
+    );
+    return fired.filter((f) => f.fired.length > 0);
+  }
+
   async cancelForRun(runId: string, now: number, reason = DEFAULT_CANCEL_REASON): Promise<ReviewItem[]> {
     return this.#sweep(
       (i) => i.runId === runId,
@@ -201,7 +215,7 @@ export class MemoryReviewStore implements ReviewStore {
   async nextDeadline(): Promise<string | null> {
     let next: string | null = null;
     for (const item of this.#items.values()) {
-      const candidates = [isPending(item.status) ? item.expiresAt : null, item.status === "claimed" ? (item.claim?.until ?? null) : null];
+      const candidates = [isPending(item.status) ? item.nextTimerAt : null, item.status === "claimed" ? (item.claim?.until ?? null) : null];
       for (const at of candidates) if (at !== null && (next === null || at < next)) next = at;
     }
     return next;

@@ -28,9 +28,10 @@ import {
 } from "../../review/transitions.ts";
 import type { Transition } from "../../review/transitions.ts";
 import { readWorkflow, workflowOf } from "../../review/quorum.ts";
+import { fireDue, readTimers, timersOf } from "../../review/timers.ts";
 import type { VoteResult } from "../../review/quorum.ts";
 import type { AnswerExpectations, ReassignTarget } from "../../review/types.ts";
-import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem, ReviewStatus } from "../../review/types.ts";
+import type { AuditEntry, Decision, ExpiredItem, FiredTimers, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem, ReviewStatus } from "../../review/types.ts";
 import type { PostgresDatabase } from "./database.ts";
 
 interface ItemRow {
@@ -60,6 +61,8 @@ interface ItemRow {
   applied_at: string | null;
   workflow_json: unknown;
   action_json: ReviewItem["action"] | null;
+  timers_json: unknown;
+  next_timer_at: string | null;
 }
 
 interface AuditRow {
@@ -75,7 +78,10 @@ interface AuditRow {
 const ITEM_COLUMNS =
   "interrupt_id, thread_id, run_id, tenant, queue, status, namespace, node, payload, routing, started_by, created_at, expires_at, " +
   "claim_sub, claim_name, claim_until, answer_value, answered_sub, answered_name, answered_at, resumed_at, " +
-  "answer_edits, resume_run_id, applied_at, workflow_json, action_json";
+  "answer_edits, resume_run_id, applied_at, workflow_json, action_json, timers_json, next_timer_at";
+
+/** Items whose timers one fireDueTimers call handles at most (the rest are due at once, in the next call). */
+const TIMER_BATCH = 500;
 const PENDING = "status IN ('open', 'claimed')";
 
 function fromItemRow(row: ItemRow): ReviewItem {
@@ -110,10 +116,12 @@ function fromItemRow(row: ItemRow): ReviewItem {
     appliedAt: row.applied_at,
     ...readWorkflow(row.workflow_json, row.payload),
     ...(row.action_json === null ? {} : { action: row.action_json }),
+    ...readTimers(row.timers_json),
+    nextTimerAt: row.next_timer_at,
   };
 }
 
-/** The writable columns of an item, in the order of WRITE_SET's parameters $2…$17. */
+/** The writable columns of an item, in the order of WRITE_SET's parameters $2…$19. */
 function writable(item: ReviewItem): unknown[] {
   return [
     item.status,
@@ -132,12 +140,15 @@ function writable(item: ReviewItem): unknown[] {
     encodeJson(item.payload),
     encodeJson(item.routing),
     encodeJson(workflowOf(item)),
+    encodeJson(timersOf(item)),
+    item.nextTimerAt,
   ];
 }
 
 const WRITE_SET = `status = $2, claim_sub = $3, claim_name = $4, claim_until = $5, answer_value = $6,
   answered_sub = $7, answered_name = $8, answered_at = $9, resumed_at = $10, answer_edits = $11, resume_run_id = $12,
-  applied_at = $13, queue = $14, payload = $15, routing = $16, workflow_json = $17, version = version + 1`;
+  applied_at = $13, queue = $14, payload = $15, routing = $16, workflow_json = $17,
+  timers_json = $18, next_timer_at = $19, version = version + 1`;
 
 /** A conditional UPDATE matched no row although the row was locked: a bug, never a race to report. */
 class ReviewWriteConflict extends Error {
@@ -201,8 +212,8 @@ export class PostgresReviewStore implements ReviewStore {
     if (result.rowCount !== 1) throw new ReviewWriteConflict(`review item ${next.interruptId} changed under its row lock`);
   }
 
-  async #locked(c: PoolClient, where: string, params: unknown[]): Promise<ItemRow[]> {
-    const { rows } = await c.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${this.#items} WHERE ${where} ORDER BY seq FOR UPDATE`, params);
+  async #locked(c: PoolClient, where: string, params: unknown[], lock = "ORDER BY seq FOR UPDATE"): Promise<ItemRow[]> {
+    const { rows } = await c.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${this.#items} WHERE ${where} ${lock}`, params);
     return rows;
   }
 
@@ -217,10 +228,10 @@ export class PostgresReviewStore implements ReviewStore {
   }
 
   /** Locks the rows `where` selects and applies `step` to each, in one transaction. */
-  #sweep<T>(where: string, params: unknown[], step: Step<T>): Promise<T[]> {
+  #sweep<T>(where: string, params: unknown[], step: Step<T>, lock?: string): Promise<T[]> {
     return this.#db.transaction(async (c) => {
       const out: T[] = [];
-      for (const row of await this.#locked(c, where, params)) {
+      for (const row of await this.#locked(c, where, params, lock)) {
         const done = step(fromItemRow(row));
         if (done === undefined) continue;
         await this.#write(c, done.next);
@@ -237,13 +248,14 @@ export class PostgresReviewStore implements ReviewStore {
       // ON CONFLICT: two nodes registering the same interrupt at once both succeed, one creates.
       const inserted = await c.query<ItemRow>(
         `INSERT INTO ${this.#items} (${ITEM_COLUMNS})
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)
          ON CONFLICT (interrupt_id) DO NOTHING RETURNING ${ITEM_COLUMNS}`,
         [
           item.interruptId, item.threadId, item.runId, item.tenant, item.routing.queue, item.status,
           encodeJson(item.namespace), item.node, encodeJson(item.payload), encodeJson(item.routing), item.startedBy,
           item.createdAt, item.expiresAt, ...writable(item).slice(1, 12), encodeJson(workflowOf(item)),
           item.action === undefined ? null : encodeJson(item.action),
+          encodeJson(timersOf(item)), item.nextTimerAt,
         ],
       );
       const row = inserted.rows[0];
@@ -320,6 +332,25 @@ export class PostgresReviewStore implements ReviewStore {
     });
   }
 
+  /**
+   * Every due timer, claimed in one transaction: the rows are locked with
+   * SKIP LOCKED, so a node that ticks at the same moment takes other items (or
+   * none) instead of waiting, and after the commit the steps are advanced for
+   * every node and for a restarted one.
+   */
+  async fireDueTimers(now: number): Promise<FiredTimers[]> {
+    const fired = await this.#sweep(
+      `${PENDING} AND next_timer_at IS NOT NULL AND next_timer_at <= $1`,
+      [new Date(now).toISOString(), TIMER_BATCH],
+      (before) => {
+        const done = fireDue(before, now);
+        return done && { next: done.next, audit: done.audit, out: { before, item: done.next, fired: done.fired } };
+      },
+      "ORDER BY next_timer_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED",
+    );
+    return fired.filter((f) => f.fired.length > 0);
+  }
+
   cancelForRun(runId: string, now: number, reason = DEFAULT_CANCEL_REASON): Promise<ReviewItem[]> {
     return this.#sweep(`run_id = $1 AND ${PENDING}`, [runId], (item) => {
       const done = cancelItem(item, now, reason);
@@ -380,7 +411,7 @@ export class PostgresReviewStore implements ReviewStore {
   async nextDeadline(): Promise<string | null> {
     const { rows } = await this.#db.pool.query<{ at: string | null }>(
       `SELECT LEAST(
-         (SELECT min(expires_at) FROM ${this.#items} WHERE ${PENDING} AND expires_at IS NOT NULL),
+         (SELECT min(next_timer_at) FROM ${this.#items} WHERE ${PENDING} AND next_timer_at IS NOT NULL),
          (SELECT min(claim_until) FROM ${this.#items} WHERE status = 'claimed')) AS at`,
     );
     return rows[0]?.at ?? null;

@@ -164,4 +164,14 @@ CREATE TABLE {schema}.hub_answer_link_uses (
 ALTER TABLE {schema}.hub_review_audit ADD COLUMN source json;
 CREATE INDEX hub_review_audit_at ON {schema}.hub_review_audit (at);`,
   },
+  {
+    // Review timers: escalation and reminder counters in one JSON column, and when the next timer is due
+    // (items stored before have no timer but their deadline).
+    version: 8,
+    sql: `
+ALTER TABLE {schema}.hub_review_items ADD COLUMN timers_json json;
+ALTER TABLE {schema}.hub_review_items ADD COLUMN next_timer_at text COLLATE "C";
+UPDATE {schema}.hub_review_items SET next_timer_at = expires_at;
+CREATE INDEX hub_review_items_timers ON {schema}.hub_review_items (status, next_timer_at);`,
+  },
 ];

@@ -173,6 +173,16 @@ CREATE TABLE IF NOT EXISTS hub_answer_link_uses (
 ALTER TABLE hub_review_audit ADD COLUMN source TEXT;
 CREATE INDEX IF NOT EXISTS hub_review_audit_at ON hub_review_audit (at);`,
   },
+  {
+    version: 8,
+    name: "review timers: escalation and reminder counters (one JSON column) and when the item's next timer is due",
+    // Items stored before have no timer but their deadline.
+    sql: `
+ALTER TABLE hub_review_items ADD COLUMN timers_json TEXT;
+ALTER TABLE hub_review_items ADD COLUMN next_timer_at TEXT;
+UPDATE hub_review_items SET next_timer_at = expires_at;
+CREATE INDEX IF NOT EXISTS hub_review_items_timers ON hub_review_items (status, next_timer_at);`,
+  },
 ];
 
 export const HUB_SCHEMA: SqliteSchema = {

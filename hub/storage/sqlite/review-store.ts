@@ -31,11 +31,12 @@ import {
 } from "../../review/transitions.ts";
 import type { Transition } from "../../review/transitions.ts";
 import { readWorkflow, workflowOf } from "../../review/quorum.ts";
+import { fireDue, readTimers, timersOf } from "../../review/timers.ts";
 import type { VoteResult } from "../../review/quorum.ts";
 import type { AnswerExpectations, ReassignTarget } from "../../review/types.ts";
 import { REVIEW_TABLES } from "./migrations.ts";
 import { openHubDatabase } from "./open.ts";
-import type { AuditEntry, Decision, ExpiredItem, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem, ReviewStatus } from "../../review/types.ts";
+import type { AuditEntry, Decision, ExpiredItem, FiredTimers, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem, ReviewStatus } from "../../review/types.ts";
 
 
 interface ItemRow {
@@ -66,6 +67,8 @@ interface ItemRow {
   applied_at: string | null;
   workflow_json: string | null;
   action_json: string | null;
+  timers_json: string | null;
+  next_timer_at: string | null;
 }
 
 interface AuditRow {
@@ -81,7 +84,10 @@ interface AuditRow {
 const ITEM_COLUMNS =
   "interrupt_id, thread_id, run_id, tenant, queue, status, namespace, node, payload, routing, started_by, created_at, expires_at, " +
   "claim_sub, claim_name, claim_until, answer_value, answered_sub, answered_name, answered_at, resumed_at, version, " +
-  "answer_edits, resume_run_id, applied_at, workflow_json, action_json";
+  "answer_edits, resume_run_id, applied_at, workflow_json, action_json, timers_json, next_timer_at";
+
+/** Items whose timers one fireDueTimers call handles at most (the rest are due at once, in the next call). */
+const TIMER_BATCH = 500;
 
 const PENDING = "status IN ('open', 'claimed')";
 
@@ -114,6 +120,8 @@ function toItemRow(item: ReviewItem, version: number): ItemRow {
     applied_at: item.appliedAt,
     workflow_json: encodeJson(workflowOf(item)),
     action_json: item.action === undefined ? null : encodeJson(item.action),
+    timers_json: encodeJson(timersOf(item)),
+    next_timer_at: item.nextTimerAt,
   };
 }
 
@@ -150,6 +158,8 @@ function fromItemRow(row: ItemRow): ReviewItem {
     appliedAt: row.applied_at,
     ...readWorkflow(row.workflow_json === null ? null : decodeJson(row.workflow_json), payload),
     ...(row.action_json === null ? {} : { action: decodeJson(row.action_json) as NonNullable<ReviewItem["action"]> }),
+    ...readTimers(row.timers_json === null ? null : decodeJson(row.timers_json)),
+    nextTimerAt: row.next_timer_at,
   };
 }
 
@@ -181,13 +191,13 @@ function prepareStatements(db: Database.Database) {
     answer_value = @answer_value, answered_sub = @answered_sub, answered_name = @answered_name,
     answered_at = @answered_at, resumed_at = @resumed_at, answer_edits = @answer_edits, resume_run_id = @resume_run_id,
     applied_at = @applied_at, queue = @queue, payload = @payload, routing = @routing, workflow_json = @workflow_json,
-    version = version + 1`;
+    timers_json = @timers_json, next_timer_at = @next_timer_at, version = version + 1`;
   return {
     insertItem: db.prepare<ItemRow>(
       `INSERT INTO hub_review_items (${ITEM_COLUMNS}) VALUES (@interrupt_id, @thread_id, @run_id, @tenant, @queue,
          @status, @namespace, @node, @payload, @routing, @started_by, @created_at, @expires_at, @claim_sub, @claim_name,
          @claim_until, @answer_value, @answered_sub, @answered_name, @answered_at, @resumed_at, @version,
-         @answer_edits, @resume_run_id, @applied_at, @workflow_json, @action_json)
+         @answer_edits, @resume_run_id, @applied_at, @workflow_json, @action_json, @timers_json, @next_timer_at)
        ON CONFLICT (interrupt_id) DO NOTHING`,
     ),
     selectItem: db.prepare<[string], ItemRow>(`${select} WHERE interrupt_id = ?`),
@@ -205,6 +215,9 @@ function prepareStatements(db: Database.Database) {
     ),
     lapsedClaims: db.prepare<[string], ItemRow>(`${select} WHERE status = 'claimed' AND claim_until <= ? ORDER BY seq`),
     dueItems: db.prepare<[string], ItemRow>(`${select} WHERE ${PENDING} AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY seq`),
+    dueTimers: db.prepare<[string, number], ItemRow>(
+      `${select} WHERE ${PENDING} AND next_timer_at IS NOT NULL AND next_timer_at <= ? ORDER BY next_timer_at, seq LIMIT ?`,
+    ),
     pendingOfRun: db.prepare<[string], ItemRow>(`${select} WHERE run_id = ? AND ${PENDING} ORDER BY seq`),
     pendingOfThread: db.prepare<[string], ItemRow>(`${select} WHERE thread_id = ? AND ${PENDING} ORDER BY seq`),
     deleteAuditOfThread: db.prepare<[string]>("DELETE FROM hub_review_audit WHERE interrupt_id IN (SELECT interrupt_id FROM hub_review_items WHERE thread_id = ?)"),
@@ -216,7 +229,7 @@ function prepareStatements(db: Database.Database) {
     ),
     nextDeadline: db.prepare<[], { at: string | null }>(
       `SELECT MIN(at) AS at FROM (
-         SELECT MIN(expires_at) AS at FROM hub_review_items WHERE ${PENDING} AND expires_at IS NOT NULL
+         SELECT MIN(next_timer_at) AS at FROM hub_review_items WHERE ${PENDING} AND next_timer_at IS NOT NULL
          UNION ALL SELECT MIN(claim_until) FROM hub_review_items WHERE status = 'claimed')`,
     ),
     insertAudit: db.prepare<AuditRow>(
@@ -382,6 +395,18 @@ export class SqliteReviewStore implements ReviewStore {
         return done && { next: done.expired.item, audit: done.audit, out: done.expired };
       },
     );
+  }
+
+  /** Every due timer in one IMMEDIATE transaction: another connection (node, process) finds the steps advanced. */
+  async fireDueTimers(now: number): Promise<FiredTimers[]> {
+    const fired = this.#sweep(
+      () => this.#sql.dueTimers.all(new Date(now).toISOString(), TIMER_BATCH),
+      (before) => {
+        const done = fireDue(before, now);
+        return done && { next: done.next, audit: done.audit, out: { before, item: done.next, fired: done.fired } };
+      },
+    );
+    return fired.filter((f) => f.fired.length > 0);
   }
 
   async cancelForRun(runId: string, now: number, reason = DEFAULT_CANCEL_REASON): Promise<ReviewItem[]> {

@@ -106,7 +106,7 @@ describe("error codes", () => {
 
 // Compile-time: Switchboard frames stay valid @langchain/protocol frames.
 type Spec<T extends SpecMessage> = T;
-export type EventsAreSpecMessages = Spec<Exclude<ProtocolEvent, { method: "input.claimed" | "input.released" | "input.expired" | "input.cancelled" | "presence" | "thread.status" | "resync" }>>;
+export type EventsAreSpecMessages = Spec<Exclude<ProtocolEvent, { method: "input.claimed" | "input.released" | "input.expired" | "input.cancelled" | "input.escalated" | "input.reminder" | "presence" | "thread.status" | "resync" }>>;
 export type ResponsesAreSpecMessages = Spec<Exclude<ProtocolResponse, { error: string }>>;
 type SpecCmd<T extends SpecCommand> = T;
 export type CommandsAreSpecCommands = SpecCmd<

@@ -18,8 +18,11 @@ import { ALL_CHANNELS, TestSocket, WAIT, interruptIdsOf, isRootLifecycle, testHu
 const text = readFileSync(fileURLToPath(new URL("../../../docs/PROTOCOL.md", import.meta.url)), "utf8");
 const documented = [...text.matchAll(/```json protocol-event\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1] ?? "{}") as ProtocolEvent);
 
-/** Produced elsewhere (their own tests): presence, resync, tools, custom, expiry, cancel voids, thread.status. */
-const NOT_IN_THIS_FLOW = ["custom", "input.cancelled", "input.expired", "presence", "resync", "thread.status", "tools/tool-error", "tools/tool-finished", "tools/tool-started"];
+/**
+ * Produced elsewhere (their own tests): presence, resync, tools, custom, expiry, cancel voids, thread.status,
+ * escalations and reminders (test/hub/review/e2e/timers.test.ts compares those with their examples).
+ */
+const NOT_IN_THIS_FLOW = ["custom", "input.cancelled", "input.escalated", "input.expired", "input.reminder", "presence", "resync", "thread.status", "tools/tool-error", "tools/tool-finished", "tools/tool-started"];
 
 function failing(checkpointer: Checkpointer): Assistant {
   const graph = new StateGraph({ x: lastValue<number>() })

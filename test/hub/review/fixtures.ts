@@ -81,6 +81,11 @@ export function item(overrides: Omit<Partial<ReviewItem>, "routing"> & { routing
     stage: 0,
     revision: 0,
     payloadDigest: "",
+    escalationStep: 0,
+    remindersSent: 0,
+    remindedAt: null,
+    overdueAt: null,
+    nextTimerAt: null,
     ...rest,
     routing: routing(r),
   };

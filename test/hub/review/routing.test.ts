@@ -54,7 +54,7 @@ describe("routingOf", () => {
         users: ["alice"],
         roles: ["legal"],
         expiresAt: iso(T0 + 1_800_000),
-        onExpire: { response: { ok: false } },
+        onExpire: { action: "default", response: { ok: false } },
         allowSelfApproval: true,
         responseSchema: schema,
         overrideRoles: ["review-admin"],
@@ -68,7 +68,8 @@ describe("routingOf", () => {
       const { routing, issues } = routingOf({ review: { expiresIn: 60_000, onExpire: { response } } }, defaults, ctx);
       expect(issues).toEqual([]);
       expect(routing.expiresAt).toBe(iso(T0 + 60_000));
-      expect(routing.onExpire).toEqual({ response });
+      // `{ response }` is what `{ action: "default", response }` was before policies were explicit.
+      expect(routing.onExpire).toEqual({ action: "default", response });
     }
   });
 

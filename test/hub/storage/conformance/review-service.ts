@@ -175,7 +175,7 @@ export function serviceTests(store: () => ReviewStore): void {
     await reviews.onInterruptRequested(request("none", { review: { expiresIn: "2m" } }, { runId: "r2" }));
     expect(await reviews.nextDeadline()).toBe(T0 + 60_000);
     clock.advance(59_999);
-    expect(await reviews.tick()).toEqual({ expired: [], claimsLapsed: [], resumes: [] });
+    expect(await reviews.tick()).toEqual({ expired: [], timers: [], claimsLapsed: [], resumes: [] });
     clock.advance(1);
     const first = await reviews.tick();
     expect(first.expired.map((e) => [e.item.interruptId, e.action])).toEqual([["dflt", "default_response"]]);

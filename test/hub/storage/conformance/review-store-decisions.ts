@@ -34,6 +34,11 @@ export function storeTests(store: () => ReviewStore): void {
       stage: 0,
       revision: 0,
       payloadDigest: payloadDigest({ kind: "review", draft: "Hello" }, 0),
+      escalationStep: 0,
+      remindersSent: 0,
+      remindedAt: null,
+      overdueAt: null,
+      nextTimerAt: iso(T0 + 60_000),
     });
     // The same question raised again (a resume run re-asking it) changes nothing; another payload would be a revision (review-store-workflows.ts).
     const again = await store().createItem(newItem("i1", { runId: "r9", node: "elsewhere" }), T0 + 5);

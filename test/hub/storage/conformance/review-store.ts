@@ -10,9 +10,17 @@ import { actionTests } from "./review-store-actions.ts";
 import { serviceTests } from "./review-service.ts";
 import { storeTests } from "./review-store-decisions.ts";
 import { workflowTests } from "./review-store-workflows.ts";
+import { timerTests } from "./review-store-timers.ts";
 
 export interface ReviewStoreFixture {
   store: ReviewStore;
+  /**
+   * Another store instance over the same data — another node on the same
+   * database, another connection to the same file, or the store a restarted
+   * process opens (memory: the same instance, its data is the process's).
+   * Closed by dispose.
+   */
+  peer(): Promise<ReviewStore>;
   dispose(): Promise<void>;
 }
 
@@ -31,5 +39,6 @@ export function describeReviewStoreConformance(name: string, make: () => Promise
     describe("workflows", () => workflowTests(store));
     describe("service", () => serviceTests(store));
     describe("per-action decisions", () => actionTests(store));
+    describe("timers", () => timerTests(store, () => fixture.peer()));
   });
 }

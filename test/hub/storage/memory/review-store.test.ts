@@ -2,7 +2,7 @@
 import { MemoryReviewStore } from "../../../../hub/storage/memory/index.ts";
 import { describeReviewStoreConformance } from "../conformance/review-store.ts";
 
-describeReviewStoreConformance("MemoryReviewStore", async () => ({
-  store: new MemoryReviewStore(),
-  dispose: async () => {},
-}));
+describeReviewStoreConformance("MemoryReviewStore", async () => {
+  const store = new MemoryReviewStore();
+  return { store, peer: async () => store, dispose: async () => {} };
+});

@@ -10,7 +10,20 @@ import { freshDatabase } from "./fixture.ts";
 describeWith("DATABASE_URL", "PostgresReviewStore", (url) => {
   describeReviewStoreConformance("PostgresReviewStore", async () => {
     const { db, dispose } = await freshDatabase(url);
-    return { store: new PostgresReviewStore(db), dispose };
+    const peers: PostgresDatabase[] = [];
+    return {
+      store: new PostgresReviewStore(db),
+      // Another node: its own pool on the same schema.
+      peer: async () => {
+        const peer = await PostgresDatabase.open({ connectionString: url, schema: db.schema, poolConfig: TEST_POOL_CONFIG });
+        peers.push(peer);
+        return new PostgresReviewStore(peer);
+      },
+      dispose: async () => {
+        await Promise.all(peers.map((p) => p.close()));
+        await dispose();
+      },
+    };
   });
 
   it("lets the database pick one winner among 30 answers from 3 nodes' pools", async () => {

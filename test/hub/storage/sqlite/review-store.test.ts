@@ -15,10 +15,18 @@ async function tempDir(): Promise<{ path: string; dispose(): Promise<void> }> {
 
 describeReviewStoreConformance("SqliteReviewStore", async () => {
   const dir = await tempDir();
-  const store = new SqliteReviewStore(join(dir.path, "hub.db"));
+  const file = join(dir.path, "hub.db");
+  const store = new SqliteReviewStore(file);
+  const peers: SqliteReviewStore[] = [];
   return {
     store,
+    peer: async () => {
+      const peer = new SqliteReviewStore(file);
+      peers.push(peer);
+      return peer;
+    },
     dispose: async () => {
+      for (const peer of peers) await peer.close();
       await store.close();
       await dir.dispose();
     },
@@ -95,6 +103,7 @@ describe("SqliteReviewStore file", () => {
       "hub_review_items_resume",
       "hub_review_items_run",
       "hub_review_items_thread",
+      "hub_review_items_timers",
     ]);
     await reviews.close();
     expect(hub.db.open).toBe(true);
