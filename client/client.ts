@@ -58,7 +58,17 @@ async function defaultFactory(): Promise<SocketFactory> {
   return platformSocketFactory();
 }
 
-const QUEUE_EVENTS: ReadonlySet<string> = new Set(["input.requested", "input.answered", "input.claimed", "input.released", "input.expired", "input.cancelled", "presence"]);
+const QUEUE_EVENTS: ReadonlySet<string> = new Set([
+  "input.requested",
+  "input.answered",
+  "input.claimed",
+  "input.released",
+  "input.expired",
+  "input.cancelled",
+  "input.escalated",
+  "input.reminder",
+  "presence",
+]);
 
 export class HubClient {
   readonly #conn: Connection;
@@ -235,6 +245,8 @@ function wantsQueueEvent(queue: QueueHandle, event: ProtocolEvent, threadSubscri
     case "input.released":
     case "input.expired":
     case "input.cancelled":
+    case "input.escalated":
+    case "input.reminder":
       return queue.knows(event.thread_id, event.params.data.interrupt_id);
     case "presence":
       return Reflect.get(event.params.data, "queue") === queue.name;

@@ -36,7 +36,7 @@ export { buildTree, emptyTree, reduceTree } from "./projections/tree.ts";
 export type { AgentTree, NamespaceStatus, NamespaceView, NodeStatus, NodeView, TreeState } from "./projections/tree.ts";
 export { applyAwareness, decodeAwarenessUpdate, emptyPresence, encodeAwarenessUpdate, presenceList, reducePresence } from "./projections/presence.ts";
 export type { AwarenessEntry, PresenceEntry, PresenceState } from "./projections/presence.ts";
-export { emptyQueue, queueFromSnapshot, reduceQueue } from "./projections/queue.ts";
+export { emptyQueue, queueFromSnapshot, reduceNamedQueue, reduceQueue } from "./projections/queue.ts";
 export type { QueueState } from "./projections/queue.ts";
 export { admit, openGate } from "./seq-gate.ts";
 export type { SeqGate } from "./seq-gate.ts";

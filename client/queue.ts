@@ -15,7 +15,7 @@ import { Emitter, type IterateOptions, type Unsubscribe } from "./emitter.ts";
 import type { InterruptView, ResolvedInterrupt } from "./projections/interrupts.ts";
 import { LocalPresence } from "./local-presence.ts";
 import { emptyPresence, presenceList, reducePresence, type PresenceEntry, type PresenceState } from "./projections/presence.ts";
-import { emptyQueue, queueFromSnapshot, reduceQueue, type QueueState } from "./projections/queue.ts";
+import { emptyQueue, queueFromSnapshot, reduceNamedQueue, type QueueState } from "./projections/queue.ts";
 import { requireString } from "./thread.ts";
 
 export interface QueueEvents {
@@ -147,7 +147,7 @@ export class QueueHandle {
     }
     const snapshot = this.#snapshot;
     if (snapshot) {
-      snapshot.state = reduceQueue(snapshot.state, event);
+      snapshot.state = reduceNamedQueue(snapshot.state, event, this.name);
       // The snapshot is its items' input.requested and their claims' input.claimed: apply it whole.
       if ((event.method === "input.requested" || event.method === "input.claimed") && --snapshot.remaining === 0) {
         this.#snapshot = undefined;
@@ -155,7 +155,7 @@ export class QueueHandle {
       }
       return;
     }
-    this.#set(reduceQueue(this.#state, event));
+    this.#set(reduceNamedQueue(this.#state, event, this.name));
   }
 
   /** Whether this queue knows the item an event is about (in its list, or in a snapshot still arriving). */

@@ -5,7 +5,7 @@
  * `items` list is also read) and the `input.*` events routed to the queue. Items are keyed by
  * (thread_id, interrupt_id) and share the interrupts reducer. Pure.
  */
-import { isRecord, type Namespace, type ProtocolEvent } from "../../hub/protocol/index.ts";
+import { ALL_QUEUES, isRecord, type Namespace, type ProtocolEvent } from "../../hub/protocol/index.ts";
 import { emptyInterrupts, reduceInterrupts, type InterruptView, type InterruptsState } from "./interrupts.ts";
 
 export type QueueState = InterruptsState;
@@ -47,4 +47,17 @@ export function queueFromSnapshot(state: QueueState, items: readonly unknown[]):
 /** Applies one `input.*` (or cancelling lifecycle) event routed to the queue. */
 export function reduceQueue(state: QueueState, event: ProtocolEvent): QueueState {
   return reduceInterrupts(state, event);
+}
+
+/**
+ * The same for the queue called `name`: an `input.escalated` that moved the
+ * item to another queue also takes it off this list (it is still pending, elsewhere).
+ */
+export function reduceNamedQueue(state: QueueState, event: ProtocolEvent, name: string): QueueState {
+  if (event.method === "input.escalated" && name !== ALL_QUEUES && event.params.data.queue !== name) {
+    const { interrupt_id } = event.params.data;
+    const pending = state.pending.filter((p) => !(p.interrupt_id === interrupt_id && (event.thread_id === undefined || p.thread_id === undefined || p.thread_id === event.thread_id)));
+    return pending.length === state.pending.length ? state : { ...state, pending };
+  }
+  return reduceQueue(state, event);
 }

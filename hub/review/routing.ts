@@ -186,7 +186,18 @@ const REVIEW_FIELDS = {
 };
 type ReviewFields = { [K in keyof typeof REVIEW_FIELDS]?: z.output<(typeof REVIEW_FIELDS)[K]> };
 
-/** What a hook may return: the normalized Routing, each field optional. */
+/** `{ [from]: v }` read as `{ [to]: v }`: a hook may return the Routing's own (normalized) field names. */
+function renamed(value: unknown, from: string, to: string): unknown {
+  if (!isRecord(value) || !(from in value) || to in value) return value;
+  const { [from]: moved, ...rest } = value;
+  return { ...rest, [to]: moved };
+}
+
+function normalizedSteps(value: unknown): unknown {
+  return Array.isArray(value) ? value.map((step) => renamed(step, "afterMs", "after")) : value;
+}
+
+/** What a hook may return: the normalized Routing, each field optional (`after`/`every` durations or `afterMs`/`everyMs`). */
 const HOOK_RESULT = z
   .object({
     queue: queueName,
@@ -194,8 +205,8 @@ const HOOK_RESULT = z
     roles: z.array(name),
     expiresAt: z.iso.datetime().nullable(),
     onExpire: expiryPolicySchema,
-    escalation: escalationSchema,
-    remind: remindSchema,
+    escalation: z.preprocess(normalizedSteps, escalationSchema),
+    remind: z.preprocess((r) => renamed(r, "everyMs", "every"), remindSchema),
     allowSelfApproval: z.boolean(),
     responseSchema: schemaField,
     overrideRoles: z.array(name),

@@ -4,7 +4,7 @@
  * queue list across threads from a snapshot plus events.
  */
 import { describe, expect, it } from "vitest";
-import { emptyInterrupts, emptyQueue, isClaimHeld, queueFromSnapshot, reduceInterrupts, reduceQueue, type InterruptsState } from "../../client/index.ts";
+import { emptyInterrupts, emptyQueue, isClaimHeld, queueFromSnapshot, reduceInterrupts, reduceNamedQueue, reduceQueue, type InterruptsState } from "../../client/index.ts";
 import type { ProtocolEvent } from "../../hub/protocol/index.ts";
 import { ev } from "../support/protocol-docs.ts";
 
@@ -103,5 +103,23 @@ describe("queue projection", () => {
     const withdrawn = reduceQueue(next, ev("input.cancelled", { interrupt_id: "i1", cancelled_at: 7, reason: "run failed" }, { thread_id: "b" }));
     expect(withdrawn.pending.map((i) => [i.thread_id, i.interrupt_id])).toEqual([["c", "i9"]]);
     expect(withdrawn.resolved.at(-1)).toEqual({ interrupt_id: "i1", thread_id: "b", outcome: "cancelled", at: 7, reason: "run failed", payload: 2, namespace: ["x:1"], node: "ask" });
+  });
+
+  it("follows an escalation: the routing facts change, and the item leaves a queue it moved out of", () => {
+    const review = { queue: "ops", expires_at: null, users: ["carol"], roles: [] };
+    const withReview = { ...requested("i1", { thread_id: "a" }), queue: "ops", review } as ProtocolEvent;
+    const escalated = ev(
+      "input.escalated",
+      { interrupt_id: "i1", step: 1, steps: 1, queue: "managers", users: ["carol"], roles: ["manager"], from: { queue: "ops", users: ["carol"], roles: [] }, escalated_at: 5 },
+      { thread_id: "a" },
+    );
+    const inOps = reduceNamedQueue(emptyQueue(), withReview, "ops");
+    expect(inOps.pending.map((p) => p.review?.queue)).toEqual(["ops"]);
+    // The old queue's list drops it (unresolved: it still waits, elsewhere).
+    expect(reduceNamedQueue(inOps, escalated, "ops")).toEqual({ pending: [], resolved: [] });
+    // Every queue ("*") and a thread's view keep it, with the new routing.
+    const everywhere = reduceNamedQueue(inOps, escalated, "*");
+    expect(everywhere.pending.map((p) => [p.interrupt_id, p.review?.queue, p.review?.roles])).toEqual([["i1", "managers", ["manager"]]]);
+    expect(fold([withReview, escalated]).pending.map((p) => p.review?.queue)).toEqual(["managers"]);
   });
 });

@@ -1,7 +1,7 @@
 /** routingOf: the review field, defaults, the hook, and how invalid input is reported. */
 import { describe, expect, it } from "vitest";
 import { parseDuration, routingOf } from "../../../hub/review/index.ts";
-import type { RoutingContext, RoutingDefaults } from "../../../hub/review/index.ts";
+import type { RoutingContext, RoutingDefaults, RoutingHook } from "../../../hub/review/index.ts";
 import { T0, iso } from "./fixtures.ts";
 
 const ctx: RoutingContext = { interruptId: "i1", threadId: "t1", runId: "r1", tenant: "acme", namespace: [], node: "review", now: T0 };
@@ -167,5 +167,58 @@ describe("routingOf", () => {
     const { routing, issues } = routingOf({}, { queue: "q", expiresIn: "never" }, ctx);
     expect(routing.expiresAt).toBeNull();
     expect(issues[0]?.path).toBe("defaults.expiresIn");
+  });
+
+  it("reads the timer fields: explicit expiry policies, escalation steps in `after` order, reminders", () => {
+    const review = {
+      onExpire: { action: "deny", reason: "  too late  " },
+      escalation: [{ after: "2h", users: ["boss"] }, { after: 600_000, queue: "managers", roles: ["manager"] }],
+      remind: { every: "15m", max: 3 },
+    };
+    expect(routingOf({ review }, defaults, ctx)).toMatchObject({
+      routing: {
+        onExpire: { action: "deny", reason: "too late" },
+        escalation: [
+          { afterMs: 600_000, queue: "managers", roles: ["manager"] },
+          { afterMs: 7_200_000, users: ["boss"] },
+        ],
+        remind: { everyMs: 900_000, max: 3 },
+      },
+      issues: [],
+    });
+    expect(routingOf({ review: { onExpire: { action: "keep" } } }, defaults, ctx).routing.onExpire).toEqual({ action: "keep" });
+    expect(routingOf({ review: { onExpire: { action: "deny" } } }, defaults, ctx).routing.onExpire).toEqual({ action: "deny" });
+    for (const [field, value] of [
+      ["onExpire", { action: "keep", response: 1 }],
+      ["onExpire", { action: "default" }],
+      ["onExpire", { action: "ignore" }],
+      ["escalation", []],
+      ["escalation", [{ after: "1h" }]],
+      ["escalation", [{ after: "soon", queue: "x" }]],
+      ["escalation", [{ after: "1h", queue: "*" }]],
+      ["escalation", Array.from({ length: 11 }, () => ({ after: "1h", queue: "x" }))],
+      ["remind", { every: "999ms" }],
+      ["remind", { every: "1m", max: 0 }],
+      ["remind", { every: "1m", max: 1001 }],
+      ["remind", { every: "1m", often: true }],
+    ] as const) {
+      const { routing, issues } = routingOf({ review: { [field]: value } }, defaults, ctx);
+      expect(issues.map((i) => i.path), JSON.stringify(value)).toEqual([`review.${field}`]);
+      expect(routing[field]).toBeUndefined();
+    }
+  });
+
+  it("lets a hook return timers in the Routing's own form, or as the payload writes them; the hub's policy is the default", () => {
+    const hook = () => ({ escalation: [{ afterMs: 60_000, queue: "backup" }], remind: { everyMs: 5_000 } });
+    expect(routingOf({}, { ...defaults, hook, onExpire: { action: "keep" } }, ctx)).toMatchObject({
+      routing: { escalation: [{ afterMs: 60_000, queue: "backup" }], remind: { everyMs: 5_000 }, onExpire: { action: "keep" } },
+      issues: [],
+    });
+    // A hook in a JavaScript config may write durations as the payload does.
+    const written = (() => ({ escalation: [{ after: "1m", queue: "backup" }], onExpire: { action: "default", response: "no" } })) as unknown as RoutingHook;
+    expect(routingOf({}, { ...defaults, hook: written, onExpire: { action: "keep" } }, ctx).routing).toMatchObject({
+      escalation: [{ afterMs: 60_000, queue: "backup" }],
+      onExpire: { action: "default", response: "no" },
+    });
   });
 });
