@@ -368,9 +368,25 @@ async function answerByRunStart(input: unknown, checkpointId: string | undefined
   if (checkpointId !== undefined || input === null || input === undefined || ctx.services.runs.isBusy(thread.threadId)) return undefined;
   const pending = await ctx.services.reviews.pendingOnThread(thread.tenant, thread.threadId);
   if (pending.length === 0) return undefined;
-  const answers = answersFromRunInput(input, new Set(pending)).map((a) => ({ interruptId: a.interrupt_id, value: a.response }));
+  const answers = answersFromRunInput(input, await answerableIds(ctx, thread, pending, input)).map((a) => ({ interruptId: a.interrupt_id, value: a.response }));
   const { items, runIds } = await ctx.services.reviews.answer(ctx.principal, answers, thread.threadId);
   return { interrupt_ids: items.map((i) => i.interruptId), resumed: runIds.length > 0, ...(runIds[0] === undefined ? {} : { run_id: runIds[0] }) };
+}
+
+/**
+ * The ids a `run.start` input may answer: the pending items, or — when they
+ * are all actions of one multi-action interrupt — that interrupt, so a bare
+ * `{ decisions: [...] }` answers it (the review service splits it per action).
+ */
+async function answerableIds(ctx: CommandContext, thread: ThreadRecord, pending: readonly string[], input: unknown): Promise<Set<string>> {
+  const items = await ctx.services.reviews.itemsOnThread(thread.tenant, thread.threadId);
+  const groups = new Set(items.filter((i) => pending.includes(i.interruptId)).map((i) => i.action?.interruptId));
+  const [group] = groups;
+  if (groups.size !== 1 || group === undefined) return new Set(pending);
+  // A map keyed by the items (or the interrupt) still answers those; anything else is the interrupt's answer.
+  const keys = typeof input === "object" && input !== null && !Array.isArray(input) ? Object.keys(input) : [];
+  const keyed = keys.length > 0 && keys.every((k) => k === group || pending.includes(k));
+  return keyed ? new Set([...pending, group]) : new Set([group]);
 }
 
 /** Extension: `run.start { review_policy: "eager" | "batch" }` sets the thread's resume policy (kept in its metadata). */

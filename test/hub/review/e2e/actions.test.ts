@@ -116,4 +116,15 @@ describe("per-action decisions through the hub", () => {
     await operator.waitForEvent(isRootLifecycle("completed"));
     expect(seen).toEqual([{ decisions: [{ type: "approve" }, { type: "reject", message: "not now" }] }]);
   });
+
+  it("run.start with { decisions } as input answers a multi-action interrupt like input.respond to its id", async () => {
+    const seen: unknown[] = [];
+    const hub = await reviewHub({ assistants: assistants(seen) });
+    const { operator } = await startAndWait(hub, "act-rs", "tools", {});
+    const both = await openAs(hub, "bea", ["observer", "operator", "reviewer", "admin"]);
+    const decisions = { decisions: [{ type: "approve" }, { type: "approve" }] };
+    expect(ok(await both.request("run.start", { assistant_id: "tools", input: decisions }, { thread_id: "act-rs" }))).toMatchObject({ resumed: true });
+    await operator.waitForEvent(isRootLifecycle("completed"));
+    expect(seen).toEqual([decisions]);
+  });
 });
