@@ -13,6 +13,7 @@ export {
   checkPermission,
   hasRole,
 } from "./principal.ts";
-export type { Principal, Role, ThreadAction, ThreadRole } from "./principal.ts";
+export type { ActionSource, Principal, Role, ThreadAction, ThreadRole } from "./principal.ts";
+export { USER_AGENT_MAX, withRequestSource } from "./principal.ts";
 export { ACCESS_TOKEN_PARAM, API_KEY_HEADER, SUBPROTOCOL_PREFIX, headerValue, tokenFromRequest } from "./token-source.ts";
 export type { HeaderBag, TokenFound, TokenSourceKind } from "./token-source.ts";

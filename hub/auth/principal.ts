@@ -10,6 +10,26 @@ export interface Principal {
   readonly name: string;
   readonly tenant: string;
   readonly roles: readonly string[];
+  /** Where this request came from (set by the transport; audited with what the principal does). */
+  readonly source?: ActionSource;
+}
+
+/** The transport, peer address and user agent of a request, as the audit records them. */
+export interface ActionSource {
+  /** `ws`: a WebSocket session; `http`: REST or POST /commands; `link`: an answer link. */
+  transport: "ws" | "http" | "link";
+  /** The TCP peer (no proxy header is trusted); null when unknown. */
+  remote: string | null;
+  /** The User-Agent header, at most USER_AGENT_MAX characters; null when none. */
+  userAgent: string | null;
+}
+
+export const USER_AGENT_MAX = 256;
+
+/** A principal with where its request came from. */
+export function withRequestSource(principal: Principal, transport: ActionSource["transport"], remote: string | undefined, userAgent: string | undefined): Principal {
+  const agent = userAgent === undefined || userAgent === "" ? null : userAgent.replace(/[\x00-\x1f\x7f]/g, "?").slice(0, USER_AGENT_MAX);
+  return { ...principal, source: { transport, remote: remote ?? null, userAgent: agent } };
 }
 
 export const THREAD_ROLES = ["observer", "reviewer", "operator"] as const;

@@ -6,7 +6,7 @@
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { cors } from "hono/cors";
-import { checkOrigin, checkPermission, tokenExpiry, tokenFromRequest, type Principal } from "../auth/index.ts";
+import { checkOrigin, checkPermission, tokenExpiry, tokenFromRequest, withRequestSource, type Principal } from "../auth/index.ts";
 import { SwitchboardError, THREADS_SNAPSHOT_MAX, decodeCommand, errorResponseOf } from "../protocol/index.ts";
 import { threadRecordJson } from "../runs/index.ts";
 import { renderReviewMetrics } from "../metrics.ts";
@@ -20,6 +20,7 @@ import { principalOf } from "../auth/request.ts";
 import type { AppHooks } from "./hooks.ts";
 import { addReviewRoutes } from "./reviews.ts";
 import { addWebhookRoutes } from "./webhooks.ts";
+import { addAuditExportRoutes } from "./audit-export.ts";
 import { addWebApp } from "./static.ts";
 import { addLangGraphRoutes } from "./langgraph/index.ts";
 import { addInfoRoutes } from "./langgraph/info.ts";
@@ -82,7 +83,8 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
       services.logger.warn(`refused ${c.req.method} ${new URL(c.req.url).pathname}: ${result.message}`, { event: "auth.refused", transport: "http", method: c.req.method, path: new URL(c.req.url).pathname, status: result.status, code: result.code, reason: result.message });
     }
     if (!result.ok) return c.json({ error: result.code, message: result.message }, result.status, result.status === 401 ? { "www-authenticate": 'Bearer error="invalid_token"' } : {});
-    c.set("principal", result.principal);
+    // Where the request came from goes with the principal into what the audit records.
+    c.set("principal", withRequestSource(result.principal, "http", c.env?.incoming?.socket.remoteAddress, c.req.header("user-agent")));
     await next();
   });
   app.use("*", restRateLimit(new RequestRateLimiter(services.limits), metrics));
@@ -172,6 +174,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
 
   addReviewRoutes(app, services, hooks);
   addWebhookRoutes(app, services);
+  addAuditExportRoutes(app, services);
   addLangGraphRoutes(app, services, hooks);
 
   app.notFound((c) => c.json({ error: "not_found", message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));

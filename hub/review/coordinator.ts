@@ -17,6 +17,7 @@ import { PENDING_STATUSES, type ExpiryPolicy, type Refusal, type ResumeBatch, ty
 import type { ExecutionResult, HubStore, RunInfo, RunManager, RunObserver } from "../runs/index.ts";
 import type { EventBus, ThreadLogs } from "../threads/index.ts";
 import { QueueFanout } from "./queues.ts";
+import type { AuditExportFilter, AuditRecord } from "./audit-export.ts";
 import { reviewWebhookEvent, runWebhookEvent, type WebhookEventInput } from "./webhooks/events.ts";
 
 /** Hub configuration of review routing (`HubConfig.review`). */
@@ -244,6 +245,11 @@ export class ReviewCoordinator implements RunObserver {
     void tenant;
     await this.service.cancelForThread(threadId, "the thread was deleted");
     return this.#o.reviewStore.deleteForThread(threadId);
+  }
+
+  /** One page of the tenant's audit lines for the export (the caller checked the role). */
+  async exportAudit(filter: AuditExportFilter): Promise<AuditRecord[]> {
+    return this.#o.reviewStore.exportAudit(filter);
   }
 
   /** Every review item the thread has had (any status), oldest first. */

@@ -7,6 +7,7 @@
  * (test/hub/review/conformance.ts). `now` is epoch ms from the caller's clock.
  */
 import type { Principal } from "../auth/index.ts";
+import type { AuditExportFilter, AuditRecord } from "./audit-export.ts";
 import type { AnswerExpectations, ReassignTarget } from "./types.ts";
 import type { VoteResult } from "./quorum.ts";
 import type { AuditEntry, Decision, ExpiredItem, FiredTimers, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem } from "./types.ts";
@@ -73,6 +74,11 @@ export interface ReviewStore {
    * are one line (transitions.coalesceRejection).
    */
   auditOf(interruptId: string, page?: AuditPage): Promise<AuditEntry[]>;
+  /**
+   * One page of a tenant's audit lines in the order written, filtered
+   * (audit-export.ts): the export reads page after page, never the whole trail at once.
+   */
+  exportAudit(filter: AuditExportFilter): Promise<AuditRecord[]>;
   close(): Promise<void>;
 }
 

@@ -5,6 +5,7 @@
  * text); clocks and `now` arguments are epoch milliseconds.
  */
 import type { Actor, ErrorCode } from "../protocol/index.ts";
+import type { ActionSource } from "../auth/index.ts";
 import type { JsonSchema } from "./json-schema.ts";
 import type { ResumeEdits } from "../runs/answers.ts";
 
@@ -217,6 +218,8 @@ export interface AuditEntry {
   /** For `rejected`: the error code; for `cancelled`: why. */
   reason?: string;
   detail?: unknown;
+  /** Where the action came from (transport, peer, user agent), on lines a principal's request wrote. */
+  source?: ActionSource;
 }
 
 export type RefusalCode = Extract<

@@ -9,7 +9,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
-import { SUBPROTOCOL_PREFIX, checkOrigin, checkPermission, type AuthFailure, type Principal } from "../auth/index.ts";
+import { SUBPROTOCOL_PREFIX, checkOrigin, checkPermission, withRequestSource, type AuthFailure, type Principal } from "../auth/index.ts";
 import { httpStatusOf } from "../protocol/index.ts";
 import { toSwitchboardError } from "../runs/index.ts";
 import type { HubServices } from "../services.ts";
@@ -232,7 +232,8 @@ export function attachWebSockets(server: Server, services: HubServices, authRefu
       }
     }
     if (socket.destroyed) return;
-    wss.handleUpgrade(req, socket, head, (ws) => accept(ws as HubSocket, socket, auth.principal, threadId));
+    const principal = withRequestSource(auth.principal, "ws", req.socket.remoteAddress, req.headers["user-agent"]);
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws as HubSocket, socket, principal, threadId));
   };
 
   const listener = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {

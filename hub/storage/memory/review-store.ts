@@ -27,6 +27,7 @@ import {
 } from "../../review/transitions.ts";
 import type { Transition } from "../../review/transitions.ts";
 import { fireDue } from "../../review/timers.ts";
+import { matchesExport, withSource, type AuditExportFilter, type AuditRecord } from "../../review/audit-export.ts";
 import type { VoteResult } from "../../review/quorum.ts";
 import type { AnswerExpectations, ReassignTarget } from "../../review/types.ts";
 import type { AuditEntry, Decision, ExpiredItem, FiredTimers, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem } from "../../review/types.ts";
@@ -36,12 +37,24 @@ export class MemoryReviewStore implements ReviewStore {
   readonly #items = new Map<string, ReviewItem>();
   readonly #audit = new Map<string, AuditEntry[]>();
 
+  /** Each audit line's place in write order (the export's cursor); a coalesced line keeps its place. */
+  readonly #seqOf = new WeakMap<AuditEntry, number>();
+  #auditSeq = 0;
+
   #append(entries: readonly AuditEntry[]): void {
     for (const entry of entries) {
       const trail = this.#audit.get(entry.interruptId) ?? [];
-      const merged = coalesceRejection(trail.at(-1), entry);
-      if (merged) trail[trail.length - 1] = cloneJson(merged);
-      else trail.push(cloneJson(entry));
+      const last = trail.at(-1);
+      const merged = coalesceRejection(last, entry);
+      if (merged && last) {
+        const line = cloneJson(merged);
+        this.#seqOf.set(line, this.#seqOf.get(last) ?? ++this.#auditSeq);
+        trail[trail.length - 1] = line;
+      } else {
+        const line = cloneJson(entry);
+        this.#seqOf.set(line, ++this.#auditSeq);
+        trail.push(line);
+      }
       this.#audit.set(entry.interruptId, trail);
     }
   }
@@ -105,11 +118,11 @@ export class MemoryReviewStore implements ReviewStore {
   }
 
   async answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits, expect?: AnswerExpectations): Promise<Decision & { vote?: VoteResult }> {
-    return this.#apply(decideAnswer(this.#items.get(interruptId), interruptId, principal, value, now, edits, expect));
+    return this.#apply(withSource(decideAnswer(this.#items.get(interruptId), interruptId, principal, value, now, edits, expect), principal));
   }
 
   async reassign(interruptId: string, principal: Principal, target: ReassignTarget, now: number): Promise<Decision> {
-    return this.#apply(decideReassign(this.#items.get(interruptId), interruptId, principal, target, now));
+    return this.#apply(withSource(decideReassign(this.#items.get(interruptId), interruptId, principal, target, now), principal));
   }
 
   async reviseForThread(threadId: string, now: number, reason: string): Promise<ReviewItem[]> {
@@ -123,11 +136,11 @@ export class MemoryReviewStore implements ReviewStore {
   }
 
   async claim(interruptId: string, principal: Principal, ttlMs: number, now: number): Promise<Decision> {
-    return this.#apply(decideClaim(this.#items.get(interruptId), interruptId, principal, ttlMs, now));
+    return this.#apply(withSource(decideClaim(this.#items.get(interruptId), interruptId, principal, ttlMs, now), principal));
   }
 
   async release(interruptId: string, principal: Principal, now: number): Promise<Decision> {
-    return this.#apply(decideRelease(this.#items.get(interruptId), interruptId, principal, now));
+    return this.#apply(withSource(decideRelease(this.#items.get(interruptId), interruptId, principal, now), principal));
   }
 
   async expireClaims(now: number): Promise<LapsedClaim[]> {
@@ -219,6 +232,19 @@ export class MemoryReviewStore implements ReviewStore {
       for (const at of candidates) if (at !== null && (next === null || at < next)) next = at;
     }
     return next;
+  }
+
+  async exportAudit(filter: AuditExportFilter): Promise<AuditRecord[]> {
+    const out: AuditRecord[] = [];
+    for (const [id, trail] of this.#audit) {
+      const item = this.#items.get(id);
+      if (item === undefined || item.tenant !== filter.tenant) continue;
+      for (const entry of trail) {
+        const record: AuditRecord = { ...entry, seq: this.#seqOf.get(entry) ?? 0, tenant: item.tenant, threadId: item.threadId, runId: item.runId, queue: item.routing.queue };
+        if (matchesExport(record, filter)) out.push(record);
+      }
+    }
+    return cloneJson(out.sort((a, b) => a.seq - b.seq).slice(0, filter.limit));
   }
 
   async auditOf(interruptId: string, page: AuditPage = ALL_AUDIT): Promise<AuditEntry[]> {

@@ -27,6 +27,7 @@ import {
   coalesceRejection,
 } from "../../review/transitions.ts";
 import type { Transition } from "../../review/transitions.ts";
+import { withSource, type AuditExportFilter, type AuditRecord } from "../../review/audit-export.ts";
 import { readWorkflow, workflowOf } from "../../review/quorum.ts";
 import { fireDue, readTimers, timersOf } from "../../review/timers.ts";
 import type { VoteResult } from "../../review/quorum.ts";
@@ -73,6 +74,7 @@ interface AuditRow {
   by_name: string | null;
   reason: string | null;
   detail: unknown;
+  source: AuditEntry["source"] | null;
 }
 
 const ITEM_COLUMNS =
@@ -174,7 +176,7 @@ export class PostgresReviewStore implements ReviewStore {
       if (entry.kind === "rejected" && entries.length === 0) {
         // Decisions hold the item's row lock: the trail's last line cannot change under us.
         const { rows } = await c.query<AuditRow & { seq: string }>(
-          `SELECT seq, interrupt_id, at, kind, by_sub, by_name, reason, detail FROM ${this.#audit} WHERE interrupt_id = $1 ORDER BY seq DESC LIMIT 1`,
+          `SELECT seq, interrupt_id, at, kind, by_sub, by_name, reason, detail, source FROM ${this.#audit} WHERE interrupt_id = $1 ORDER BY seq DESC LIMIT 1`,
           [entry.interruptId],
         );
         const last = rows[0];
@@ -189,8 +191,8 @@ export class PostgresReviewStore implements ReviewStore {
     if (entries.length === 0) return;
     // One statement for every line, in order (the identity column keeps it).
     await c.query(
-      `INSERT INTO ${this.#audit} (interrupt_id, at, kind, by_sub, by_name, reason, detail)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::json[])`,
+      `INSERT INTO ${this.#audit} (interrupt_id, at, kind, by_sub, by_name, reason, detail, source)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::json[], $8::json[])`,
       [
         entries.map((e) => e.interruptId),
         entries.map((e) => e.at),
@@ -199,6 +201,7 @@ export class PostgresReviewStore implements ReviewStore {
         entries.map((e) => e.by?.name ?? null),
         entries.map((e) => e.reason ?? null),
         entries.map((e) => (e.detail === undefined ? null : encodeJson(e.detail))),
+        entries.map((e) => (e.source === undefined ? null : encodeJson(e.source))),
       ],
     );
   }
@@ -296,11 +299,11 @@ export class PostgresReviewStore implements ReviewStore {
   }
 
   answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits, expect?: AnswerExpectations): Promise<Decision & { vote?: VoteResult }> {
-    return this.#decide(interruptId, (item) => decideAnswer(item, interruptId, principal, value, now, edits, expect), true);
+    return this.#decide(interruptId, (item) => withSource(decideAnswer(item, interruptId, principal, value, now, edits, expect), principal), true);
   }
 
   reassign(interruptId: string, principal: Principal, target: ReassignTarget, now: number): Promise<Decision> {
-    return this.#decide(interruptId, (item) => decideReassign(item, interruptId, principal, target, now));
+    return this.#decide(interruptId, (item) => withSource(decideReassign(item, interruptId, principal, target, now), principal));
   }
 
   reviseForThread(threadId: string, now: number, reason: string): Promise<ReviewItem[]> {
@@ -311,11 +314,11 @@ export class PostgresReviewStore implements ReviewStore {
   }
 
   claim(interruptId: string, principal: Principal, ttlMs: number, now: number): Promise<Decision> {
-    return this.#decide(interruptId, (item) => decideClaim(item, interruptId, principal, ttlMs, now));
+    return this.#decide(interruptId, (item) => withSource(decideClaim(item, interruptId, principal, ttlMs, now), principal));
   }
 
   release(interruptId: string, principal: Principal, now: number): Promise<Decision> {
-    return this.#decide(interruptId, (item) => decideRelease(item, interruptId, principal, now));
+    return this.#decide(interruptId, (item) => withSource(decideRelease(item, interruptId, principal, now), principal));
   }
 
   expireClaims(now: number): Promise<LapsedClaim[]> {
@@ -419,10 +422,22 @@ export class PostgresReviewStore implements ReviewStore {
 
   async auditOf(interruptId: string, page: AuditPage = ALL_AUDIT): Promise<AuditEntry[]> {
     const { rows } = await this.#db.pool.query<AuditRow>(
-      `SELECT interrupt_id, at, kind, by_sub, by_name, reason, detail FROM ${this.#audit} WHERE interrupt_id = $1 ORDER BY seq LIMIT $2 OFFSET $3`,
+      `SELECT interrupt_id, at, kind, by_sub, by_name, reason, detail, source FROM ${this.#audit} WHERE interrupt_id = $1 ORDER BY seq LIMIT $2 OFFSET $3`,
       [interruptId, page.limit, page.offset],
     );
     return rows.map(auditOfRow);
+  }
+
+  async exportAudit(f: AuditExportFilter): Promise<AuditRecord[]> {
+    const { rows } = await this.#db.pool.query<AuditRow & { seq: string; tenant: string; thread_id: string; run_id: string; queue: string }>(
+      `SELECT a.seq, a.interrupt_id, a.at, a.kind, a.by_sub, a.by_name, a.reason, a.detail, a.source, i.tenant, i.thread_id, i.run_id, i.queue
+       FROM ${this.#audit} a JOIN ${this.#items} i ON i.interrupt_id = a.interrupt_id
+       WHERE i.tenant = $1 AND a.seq > $2 AND ($3::text IS NULL OR a.at COLLATE "C" >= $3) AND ($4::text IS NULL OR a.at COLLATE "C" < $4)
+         AND ($5::text IS NULL OR i.thread_id = $5) AND ($6::text IS NULL OR i.queue = $6) AND ($7::text IS NULL OR a.by_sub = $7)
+       ORDER BY a.seq LIMIT $8`,
+      [f.tenant, f.after, f.from ?? null, f.to ?? null, f.threadId ?? null, f.queue ?? null, f.person ?? null, f.limit],
+    );
+    return rows.map((row) => ({ ...auditOfRow(row), seq: Number(row.seq), tenant: row.tenant, threadId: row.thread_id, runId: row.run_id, queue: row.queue }));
   }
 
   /** The database is the node's, shared by every store: nothing to close here. */
@@ -437,5 +452,6 @@ function auditOfRow(row: AuditRow): AuditEntry {
   if (row.by_sub !== null) entry.by = { sub: row.by_sub, name: row.by_name ?? "" };
   if (row.reason !== null) entry.reason = row.reason;
   if (row.detail !== null) entry.detail = row.detail;
+  if (row.source !== null) entry.source = row.source;
   return entry;
 }

@@ -30,6 +30,7 @@ import {
   coalesceRejection,
 } from "../../review/transitions.ts";
 import type { Transition } from "../../review/transitions.ts";
+import { withSource, type AuditExportFilter, type AuditRecord } from "../../review/audit-export.ts";
 import { readWorkflow, workflowOf } from "../../review/quorum.ts";
 import { fireDue, readTimers, timersOf } from "../../review/timers.ts";
 import type { VoteResult } from "../../review/quorum.ts";
@@ -79,6 +80,7 @@ interface AuditRow {
   by_name: string | null;
   reason: string | null;
   detail: string | null;
+  source: string | null;
 }
 
 const ITEM_COLUMNS =
@@ -172,6 +174,7 @@ function toAuditRow(entry: AuditEntry): AuditRow {
     by_name: entry.by?.name ?? null,
     reason: entry.reason ?? null,
     detail: entry.detail === undefined ? null : encodeJson(entry.detail),
+    source: entry.source === undefined ? null : encodeJson(entry.source),
   };
 }
 
@@ -180,7 +183,22 @@ function fromAuditRow(row: AuditRow): AuditEntry {
   if (row.by_sub !== null) entry.by = { sub: row.by_sub, name: row.by_name ?? "" };
   if (row.reason !== null) entry.reason = row.reason;
   if (row.detail !== null) entry.detail = decodeJson(row.detail);
+  if (row.source !== null) entry.source = decodeJson(row.source) as NonNullable<AuditEntry["source"]>;
   return entry;
+}
+
+type ExportRow = AuditRow & { seq: number; tenant: string; thread_id: string; run_id: string; queue: string };
+type ExportParams = { tenant: string; after: number; from: string | null; to: string | null; thread: string | null; queue: string | null; person: string | null; limit: number };
+
+/** The export's page query (audit-export.ts), prepared apart from the decisions'. */
+function prepareExport(db: Database.Database) {
+  return db.prepare<ExportParams, ExportRow>(
+    `SELECT a.seq, a.interrupt_id, a.at, a.kind, a.by_sub, a.by_name, a.reason, a.detail, a.source, i.tenant, i.thread_id, i.run_id, i.queue
+     FROM hub_review_audit a JOIN hub_review_items i ON i.interrupt_id = a.interrupt_id
+     WHERE i.tenant = @tenant AND a.seq > @after AND (@from IS NULL OR a.at >= @from) AND (@to IS NULL OR a.at < @to)
+       AND (@thread IS NULL OR i.thread_id = @thread) AND (@queue IS NULL OR i.queue = @queue) AND (@person IS NULL OR a.by_sub = @person)
+     ORDER BY a.seq LIMIT @limit`,
+  );
 }
 
 type ListParams = { tenant: string; queue: string | null; statuses: string | null; threadId: string | null; runId: string | null };
@@ -233,14 +251,14 @@ function prepareStatements(db: Database.Database) {
          UNION ALL SELECT MIN(claim_until) FROM hub_review_items WHERE status = 'claimed')`,
     ),
     insertAudit: db.prepare<AuditRow>(
-      `INSERT INTO hub_review_audit (interrupt_id, at, kind, by_sub, by_name, reason, detail)
-       VALUES (@interrupt_id, @at, @kind, @by_sub, @by_name, @reason, @detail)`,
+      `INSERT INTO hub_review_audit (interrupt_id, at, kind, by_sub, by_name, reason, detail, source)
+       VALUES (@interrupt_id, @at, @kind, @by_sub, @by_name, @reason, @detail, @source)`,
     ),
     selectAudit: db.prepare<[string, number, number], AuditRow>(
-      "SELECT interrupt_id, at, kind, by_sub, by_name, reason, detail FROM hub_review_audit WHERE interrupt_id = ? ORDER BY seq LIMIT ? OFFSET ?",
+      "SELECT interrupt_id, at, kind, by_sub, by_name, reason, detail, source FROM hub_review_audit WHERE interrupt_id = ? ORDER BY seq LIMIT ? OFFSET ?",
     ),
     lastAudit: db.prepare<[string], AuditRow & { seq: number }>(
-      "SELECT seq, interrupt_id, at, kind, by_sub, by_name, reason, detail FROM hub_review_audit WHERE interrupt_id = ? ORDER BY seq DESC LIMIT 1",
+      "SELECT seq, interrupt_id, at, kind, by_sub, by_name, reason, detail, source FROM hub_review_audit WHERE interrupt_id = ? ORDER BY seq DESC LIMIT 1",
     ),
     updateAuditDetail: db.prepare<[string, number]>("UPDATE hub_review_audit SET detail = ? WHERE seq = ?"),
   };
@@ -258,6 +276,7 @@ export class SqliteReviewStore implements ReviewStore {
   readonly db: Database.Database;
   readonly #ownsDb: boolean;
   readonly #sql: Statements;
+  readonly #export: ReturnType<typeof prepareExport>;
   readonly #immediate: Database.Transaction<(fn: () => unknown) => unknown>;
 
   /**
@@ -271,6 +290,7 @@ export class SqliteReviewStore implements ReviewStore {
     this.db = typeof pathOrDb === "string" ? openHubDatabase(pathOrDb) : pathOrDb;
     if (!this.#ownsDb) requireTables(this.db, "SqliteReviewStore", REVIEW_TABLES);
     this.#sql = prepareStatements(this.db);
+    this.#export = prepareExport(this.db);
     this.#immediate = this.db.transaction((fn: () => unknown) => fn());
   }
 
@@ -352,11 +372,11 @@ export class SqliteReviewStore implements ReviewStore {
   }
 
   async answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits, expect?: AnswerExpectations): Promise<Decision & { vote?: VoteResult }> {
-    return this.#decide(interruptId, (item) => decideAnswer(item, interruptId, principal, value, now, edits, expect), true);
+    return this.#decide(interruptId, (item) => withSource(decideAnswer(item, interruptId, principal, value, now, edits, expect), principal), true);
   }
 
   async reassign(interruptId: string, principal: Principal, target: ReassignTarget, now: number): Promise<Decision> {
-    return this.#decide(interruptId, (item) => decideReassign(item, interruptId, principal, target, now));
+    return this.#decide(interruptId, (item) => withSource(decideReassign(item, interruptId, principal, target, now), principal));
   }
 
   async reviseForThread(threadId: string, now: number, reason: string): Promise<ReviewItem[]> {
@@ -370,11 +390,11 @@ export class SqliteReviewStore implements ReviewStore {
   }
 
   async claim(interruptId: string, principal: Principal, ttlMs: number, now: number): Promise<Decision> {
-    return this.#decide(interruptId, (item) => decideClaim(item, interruptId, principal, ttlMs, now));
+    return this.#decide(interruptId, (item) => withSource(decideClaim(item, interruptId, principal, ttlMs, now), principal));
   }
 
   async release(interruptId: string, principal: Principal, now: number): Promise<Decision> {
-    return this.#decide(interruptId, (item) => decideRelease(item, interruptId, principal, now));
+    return this.#decide(interruptId, (item) => withSource(decideRelease(item, interruptId, principal, now), principal));
   }
 
   async expireClaims(now: number): Promise<LapsedClaim[]> {
@@ -457,6 +477,11 @@ export class SqliteReviewStore implements ReviewStore {
 
   async nextDeadline(): Promise<string | null> {
     return this.#sql.nextDeadline.get()?.at ?? null;
+  }
+
+  async exportAudit(f: AuditExportFilter): Promise<AuditRecord[]> {
+    const rows = this.#export.all({ tenant: f.tenant, after: f.after, from: f.from ?? null, to: f.to ?? null, thread: f.threadId ?? null, queue: f.queue ?? null, person: f.person ?? null, limit: f.limit });
+    return rows.map((row) => ({ ...fromAuditRow(row), seq: row.seq, tenant: row.tenant, threadId: row.thread_id, runId: row.run_id, queue: row.queue }));
   }
 
   async auditOf(interruptId: string, page: AuditPage = ALL_AUDIT): Promise<AuditEntry[]> {
