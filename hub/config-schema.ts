@@ -73,6 +73,7 @@ export const webhooksSchema = z.strictObject({
       tenant: z.string().min(1),
       events: z.array(z.string().min(1)).min(1).optional(),
       queues: z.array(z.string().min(1)).min(1).optional(),
+      answerLinks: z.boolean().optional(),
     }),
   ).refine((list) => new Set(list.map((e) => e.id)).size === list.length, { message: "must have unique ids" }),
   maxAttempts: z.number().int().min(1).max(100).optional(),
@@ -82,6 +83,13 @@ export const webhooksSchema = z.strictObject({
   maxBodyBytes: z.number().int().min(1024).optional(),
   pollMs: positiveInt.optional(),
   clock: fn("() => epoch ms").optional(),
+});
+
+/** HubConfig.answerLinks (review/links/service.ts). */
+export const answerLinksSchema = z.strictObject({
+  secret: z.string().refine((v) => Buffer.byteLength(v) >= 32, "must be at least 32 bytes").optional(),
+  ttl: z.union([positiveInt, z.string().regex(/^\d+(ms|s|m|h|d)$/, 'must be a duration such as "30m", "24h" or "7d"')]).optional(),
+  baseUrl: z.url({ protocol: /^https?$/, message: "must be the http(s) URL people open the web app at" }).optional(),
 });
 
 export const loggerSchema = z.custom<object>(
@@ -128,6 +136,7 @@ export const hubConfigSchema = z.strictObject({
   transformEvent: fn("(event, threadId) => event | null").optional(),
   review: reviewConfigSchema.optional(),
   webhooks: webhooksSchema.optional(),
+  answerLinks: answerLinksSchema.optional(),
   logger: loggerSchema.optional(),
   cluster: clusterSchema.optional(),
   retention: z.strictObject({ threadTtlMs: positiveInt, sweepIntervalMs: positiveInt.optional() }).optional(),

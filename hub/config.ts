@@ -8,6 +8,7 @@ import type { z } from "zod";
 import type { AssistantFactory } from "./runs/assistants.ts";
 import type { ReviewConfig } from "./review/index.ts";
 import type { WebhooksConfig } from "./review/webhooks/dispatcher.ts";
+import type { AnswerLinksConfig } from "./review/links/service.ts";
 import type { EventTransformer } from "./threads/index.ts";
 import { MIN_SECRET_BYTES } from "./auth/jwt.ts";
 import { ConfigError, checkConfig, hubConfigSchema, isOrigin, type limitsSchema } from "./config-schema.ts";
@@ -115,6 +116,8 @@ export interface HubConfig {
   review?: ReviewConfig;
   /** Signed webhooks of review events and run ends, through a durable outbox. See docs/operations.md, "Webhooks". */
   webhooks?: WebhooksConfig;
+  /** Signed single-use answer links (secret default: derived from jwtSecret). See docs/operations.md, "Answer links". */
+  answerLinks?: AnswerLinksConfig;
   /** Delete threads idle longer than `threadTtlMs` (checked every `sweepIntervalMs`). See docs/operations.md, "Retention". */
   retention?: RetentionConfig;
   logger?: Logger;

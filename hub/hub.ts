@@ -18,6 +18,8 @@ import { HubMetrics, type HubStats } from "./metrics.ts";
 import { BusPresenceLink, PresenceRelay } from "./presence/index.ts";
 import { ReviewCoordinator } from "./review/index.ts";
 import { WebhookDispatcher } from "./review/webhooks/dispatcher.ts";
+import { AnswerLinks } from "./review/links/service.ts";
+import { linkKey } from "./review/links/token.ts";
 import { AssistantRegistry } from "./runs/assistants.ts";
 import { ThreadSweeper } from "./runs/retention.ts";
 import { RunControl, RunManager, ThreadWatch, watchedStore } from "./runs/index.ts";
@@ -135,7 +137,20 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     ...(ownership && storage.bus ? { control: new RunControl({ bus: storage.bus, nodeId, onError: (error, context) => logger.error(`${context}: ${String(error)}`) }) } : {}),
   });
   // Webhooks: deliveries go through the store's outbox; each node's worker claims due ones.
-  const webhooks = config.webhooks ? new WebhookDispatcher({ outbox: storage.webhooks, config: config.webhooks, nodeId, logger }) : undefined;
+  const webhooks = config.webhooks
+    ? new WebhookDispatcher({
+        outbox: storage.webhooks,
+        config: config.webhooks,
+        nodeId,
+        logger,
+        // Answer links for the candidates named by sub, when the endpoint asks for them.
+        extras: (endpoint, event) => {
+          if (!endpoint.answerLinks || event.type !== "input.requested" || event.item === undefined || links === undefined) return {};
+          const item = event.item;
+          return { links: item.routing.users.flatMap((sub) => { try { return [links.mintFor(item, { sub })]; } catch { return []; } }) };
+        },
+      })
+    : undefined;
   const reviews = new ReviewCoordinator({
     reviewStore: storage.reviews,
     hubStore: storage.store,
@@ -150,6 +165,8 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     webhooks,
   });
   runs.observe(reviews);
+  const key = linkKey(config.answerLinks?.secret, config.jwtSecret);
+  const links = key === undefined ? undefined : new AnswerLinks({ key, config: config.answerLinks ?? {}, uses: storage.linkUses, store: storage.reviews, reviews });
   const onPresenceError = (error: unknown, context: string): void => logger.error(`presence ${context}: ${String(error)}`);
   const presence = new PresenceRelay({
     onError: onPresenceError,
@@ -157,7 +174,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     link: storage.bus ? new BusPresenceLink({ bus: storage.bus, nodeId, onError: onPresenceError }) : undefined,
   });
   const origins = originPolicy(config.allowedOrigins);
-  const services: HubServices = { store: storage.store, items: storage.items, threadWatch, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(limits, storage.subscriptions), reviews, presence, webhooks: { outbox: storage.webhooks, dispatcher: webhooks } };
+  const services: HubServices = { store: storage.store, items: storage.items, threadWatch, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(limits, storage.subscriptions), reviews, presence, webhooks: { outbox: storage.webhooks, dispatcher: webhooks }, links };
 
   const sweeper = config.retention
     ? new ThreadSweeper({
@@ -255,6 +272,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
       await storage.store.close();
       await storage.items.close();
       await storage.webhooks.close();
+      await storage.linkUses.close();
       await storage.close();
     },
   };

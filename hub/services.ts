@@ -10,6 +10,7 @@ import type { HubStore } from "./runs/index.ts";
 import type { ItemStore } from "./store/index.ts";
 import type { WebhookOutbox } from "./review/webhooks/outbox.ts";
 import type { WebhookDispatcher } from "./review/webhooks/dispatcher.ts";
+import type { AnswerLinks } from "./review/links/service.ts";
 import type { ThreadLogs } from "./threads/index.ts";
 import type { SubscriptionDirectory } from "./sessions/directory.ts";
 
@@ -33,4 +34,6 @@ export interface HubServices {
   presence: PresenceRelay;
   /** The webhook outbox (REST lists and replays it) and, when webhooks are configured, the dispatcher. */
   webhooks: { outbox: WebhookOutbox; dispatcher: WebhookDispatcher | undefined };
+  /** Answer links; undefined when the hub has no key for them (no `answerLinks.secret`, no `jwtSecret`). */
+  links: AnswerLinks | undefined;
 }

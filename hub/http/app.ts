@@ -21,6 +21,7 @@ import type { AppHooks } from "./hooks.ts";
 import { addReviewRoutes } from "./reviews.ts";
 import { addWebhookRoutes } from "./webhooks.ts";
 import { addAuditExportRoutes } from "./audit-export.ts";
+import { addLinkPageRoutes, addLinkRoutes } from "./links.ts";
 import { addWebApp } from "./static.ts";
 import { addLangGraphRoutes } from "./langgraph/index.ts";
 import { addInfoRoutes } from "./langgraph/info.ts";
@@ -75,6 +76,8 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
   addWebApp(app, hooks.webRoot);
   // The LangGraph API's /ok and /info answer before auth, as on the LangGraph server.
   addInfoRoutes(app);
+  // An answer link is its own credential (signed, single use): its page's two routes come before auth.
+  addLinkPageRoutes(app, services);
 
   app.use("*", async (c, next) => {
     const result = await principalOf(services.auth, c.req.raw.headers, new URL(c.req.url));
@@ -175,6 +178,7 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
   addReviewRoutes(app, services, hooks);
   addWebhookRoutes(app, services);
   addAuditExportRoutes(app, services);
+  addLinkRoutes(app, services);
   addLangGraphRoutes(app, services, hooks);
 
   app.notFound((c) => c.json({ error: "not_found", message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));

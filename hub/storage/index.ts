@@ -20,19 +20,21 @@ import { DB_FILE_NAME } from "../config.ts";
 import type { ReviewStore } from "../review/index.ts";
 import type { ItemStore } from "../store/index.ts";
 import type { WebhookOutbox } from "../review/webhooks/outbox.ts";
+import type { LinkUses } from "../review/links/uses.ts";
 import type { HubStore, RunLeases } from "../runs/index.ts";
 import type { EventBus } from "../threads/index.ts";
-import { MemoryHubStore, MemoryItemStore, MemoryReviewStore, MemoryWebhookOutbox } from "./memory/index.ts";
+import { MemoryHubStore, MemoryItemStore, MemoryLinkUses, MemoryReviewStore, MemoryWebhookOutbox } from "./memory/index.ts";
 import { PostgresDatabase } from "./postgres/database.ts";
 import { PostgresHubStore } from "./postgres/hub-store.ts";
 import { PostgresItemStore } from "./postgres/item-store.ts";
 import { PostgresReviewStore } from "./postgres/review-store.ts";
 import { PostgresRunLeases } from "./postgres/run-leases.ts";
 import { PostgresWebhookOutbox } from "./postgres/webhook-outbox.ts";
+import { PostgresLinkUses } from "./postgres/link-uses.ts";
 import { RedisEventBus, redactUrl } from "./redis/event-bus.ts";
 import { RedisSubscriptions } from "./redis/subscriptions.ts";
 import type { SharedSubscriptions } from "../sessions/directory.ts";
-import { SqliteHubStore, SqliteItemStore, SqliteReviewStore, SqliteWebhookOutbox, lockDataDir, openHubDatabase } from "./sqlite/index.ts";
+import { SqliteHubStore, SqliteItemStore, SqliteLinkUses, SqliteReviewStore, SqliteWebhookOutbox, lockDataDir, openHubDatabase } from "./sqlite/index.ts";
 
 export { DataDirInUseError } from "./sqlite/index.ts";
 
@@ -44,6 +46,8 @@ export interface Storage {
   items: ItemStore;
   /** Webhook deliveries not yet delivered or given up (and their attempts). */
   webhooks: WebhookOutbox;
+  /** Answer links already used (their nonces). */
+  linkUses: LinkUses;
   /** Several nodes: the leases runs hold. */
   leases?: RunLeases;
   /** Several nodes with Redis: the event bus. */
@@ -68,7 +72,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   if (options.cluster) return openCluster(options.cluster, options);
   const { dataDir } = options;
   if (dataDir === null) {
-    return { checkpointer: new MemorySaver(), store: new MemoryHubStore(), reviews: new MemoryReviewStore(), items: new MemoryItemStore(), webhooks: new MemoryWebhookOutbox(), close: async () => {}, path: null };
+    return { checkpointer: new MemorySaver(), store: new MemoryHubStore(), reviews: new MemoryReviewStore(), items: new MemoryItemStore(), webhooks: new MemoryWebhookOutbox(), linkUses: new MemoryLinkUses(), close: async () => {}, path: null };
   }
   mkdirSync(dataDir, { recursive: true });
   const lock = lockDataDir(dataDir);
@@ -80,7 +84,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
       lock.release();
     };
     // The adapters adopt the one connection and leave it open on close(): we close it last.
-    return { checkpointer: new SqliteSaver(db), store: new SqliteHubStore(db), reviews: new SqliteReviewStore(db), items: new SqliteItemStore(db), webhooks: new SqliteWebhookOutbox(db), close, path };
+    return { checkpointer: new SqliteSaver(db), store: new SqliteHubStore(db), reviews: new SqliteReviewStore(db), items: new SqliteItemStore(db), webhooks: new SqliteWebhookOutbox(db), linkUses: new SqliteLinkUses(db), close, path };
   } catch (error) {
     lock.release();
     throw error;
@@ -121,6 +125,7 @@ async function openCluster(cluster: ClusterConfig, options: StorageOptions): Pro
       reviews: new PostgresReviewStore(db),
       items: await PostgresItemStore.open(db),
       webhooks: new PostgresWebhookOutbox(db),
+      linkUses: new PostgresLinkUses(db),
       leases: new PostgresRunLeases(db),
       ...(bus === undefined ? {} : { bus }),
       ...(subscriptions === undefined ? {} : { subscriptions }),

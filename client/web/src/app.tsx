@@ -11,6 +11,7 @@ import { Shell } from "./shell.tsx";
 import { SessionProvider, type Session } from "./hub.tsx";
 import { adoptTokenFromUrl, forgetToken, isExpired, readClaims, storedToken, storeToken } from "./session.ts";
 import { SignIn } from "./views/signin.tsx";
+import { LinkPage, linkRouteOf } from "./views/link.tsx";
 
 type Phase = { kind: "loading" } | { kind: "signin"; reason?: string | undefined } | { kind: "ready"; session: Session } | { kind: "down"; message: string };
 
@@ -21,6 +22,13 @@ function expiredMessage(at: number | null | undefined): string {
 }
 
 export function App(): ReactNode {
+  // An answer link is its own credential: its page needs no sign-in and no connection.
+  const link = linkRouteOf(window.location.hash);
+  if (link) return <LinkPage interruptId={link.interruptId} token={link.token} />;
+  return <SignedInApp />;
+}
+
+function SignedInApp(): ReactNode {
   const [phase, setPhase] = useState<Phase>({ kind: "loading" });
   const clientRef = useRef<HubClient | null>(null);
 

@@ -26,6 +26,8 @@ export interface WebhookEndpointConfig {
   events?: readonly string[];
   /** Only review events of these queues (run events carry no queue and are then not sent). */
   queues?: readonly string[];
+  /** `input.requested` carries an answer link per candidate user (`data.links`). */
+  answerLinks?: boolean;
 }
 
 /** `HubConfig.webhooks`. */

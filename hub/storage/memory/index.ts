@@ -3,3 +3,4 @@ export { MemoryHubStore } from "./hub-store.ts";
 export { MemoryReviewStore } from "./review-store.ts";
 export { MemoryItemStore } from "./item-store.ts";
 export { MemoryWebhookOutbox } from "./webhook-outbox.ts";
+export { MemoryLinkUses } from "./link-uses.ts";

@@ -6,3 +6,4 @@ export { HUB_SCHEMA } from "./migrations.ts";
 export { DataDirInUseError, LOCK_FILE_NAME, lockDataDir, type DataDirLock } from "./lock.ts";
 export { SqliteItemStore } from "./item-store.ts";
 export { SqliteWebhookOutbox } from "./webhook-outbox.ts";
+export { SqliteLinkUses } from "./link-uses.ts";

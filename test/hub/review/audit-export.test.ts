@@ -6,7 +6,7 @@
  * paging; only `admin` or `auditor` may read it.
  */
 import { describe, expect, it } from "vitest";
-import { parse } from "csv-parse/sync";
+import { parseCsv } from "../../support/csv.ts";
 import { REVIEWER, authHeaders, ok, openAs, reviewHub, startAndWait } from "./e2e/helpers.ts";
 import { TestSocket, interruptIdsOf, isRootLifecycle, wsUrl } from "../../support/hub.ts";
 
@@ -58,7 +58,7 @@ describe("GET /audit/export", () => {
 
     const csv = await exportOf(hub, "format=csv&thread_id=ax-1");
     expect(csv.headers.get("content-type")).toMatch(/^text\/csv/);
-    const rows = parse(await csv.text(), { columns: true }) as Array<Record<string, string>>;
+    const rows = parseCsv(await csv.text());
     expect(rows.map((r) => r["kind"])).toEqual(["requested", "rejected", "claimed", "answered"]);
     expect(rows[1]).toMatchObject({ by_sub: "bob", reason: "permission_denied", transport: "http", user_agent: 'chat-bot/1.0 ("ops", beta)', queue: "ops", tenant: "acme" });
     expect(JSON.parse(rows[3]?.["detail"] ?? "null")).toEqual({ value: { approved: true, note: 'line one\nline "two"' } });

@@ -14,3 +14,10 @@ it("validates webhook endpoints: URL, whsec_ secret, unique ids, known keys", ()
   expect(() => validateConfig({ webhooks: { endpoints: [{ ...endpoint, evnets: ["x"] }] } })).toThrow(/unknown key "webhooks\.endpoints\.0\.evnets" \(did you mean "events"\?\)/);
   expect(() => validateConfig({ webhooks: { endpoints: [endpoint], maxAttempts: 0 } })).toThrow(/maxAttempts/);
 });
+
+it("validates answerLinks: a secret of 32 bytes or more, a duration, an http(s) base URL", () => {
+  expect(validateConfig({ answerLinks: { secret: "x".repeat(32), ttl: "2h", baseUrl: "https://inbox.example.com" } }).answerLinks).toMatchObject({ ttl: "2h" });
+  expect(() => validateConfig({ answerLinks: { secret: "short" } })).toThrow(/answerLinks\.secret must be at least 32 bytes/);
+  expect(() => validateConfig({ answerLinks: { ttl: "soon" } })).toThrow(/answerLinks\.ttl/);
+  expect(() => validateConfig({ answerLinks: { baseUrl: "mailto:x" } })).toThrow(/answerLinks\.baseUrl must be the http\(s\) URL/);
+});

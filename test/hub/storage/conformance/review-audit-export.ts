@@ -9,14 +9,18 @@ import { withRequestSource, type Principal } from "../../../../hub/auth/index.ts
 import type { AuditExportFilter } from "../../../../hub/review/audit-export.ts";
 import type { ReviewStore } from "../../../../hub/review/index.ts";
 import { T0, alice, bob, eve, iso, newItem } from "../../review/fixtures.ts";
-import type { ReviewStoreFixture } from "./review-store.ts";
 
 const viaWs = (p: Principal): Principal => withRequestSource(p, "ws", "10.0.0.7", "Mozilla/5.0 (X11) \"quoted\", with comma");
 const viaHttp = (p: Principal): Principal => withRequestSource(p, "http", "::1", undefined);
 
-export function describeAuditExportConformance(name: string, make: () => Promise<ReviewStoreFixture>): void {
+export interface AuditExportFixture {
+  store: ReviewStore;
+  dispose(): Promise<void>;
+}
+
+export function describeAuditExportConformance(name: string, make: () => Promise<AuditExportFixture>): void {
   describe(`review audit export conformance: ${name}`, () => {
-    let fixture: ReviewStoreFixture;
+    let fixture: AuditExportFixture;
     const store = (): ReviewStore => fixture.store;
     const all = (over: Partial<AuditExportFilter> = {}) => store().exportAudit({ tenant: "acme", after: 0, limit: 1000, ...over });
     beforeEach(async () => {
