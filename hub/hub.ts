@@ -131,7 +131,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     logger,
     async originOf(threadId, interruptId) {
       const item = await storage.reviews.getItem(interruptId);
-      return item && item.threadId === threadId ? { namespace: item.namespace, node: item.node } : undefined;
+      return item && item.threadId === threadId ? { namespace: item.namespace, node: item.node, payloadDigest: item.payloadDigest } : undefined;
     },
     ...(ownership ? { ownership, resumeOf: (runId: string) => reviews.resumeOf(runId), waitingResume: (threadId: string) => reviews.waitingResume(threadId) } : {}),
     ...(ownership && storage.bus ? { control: new RunControl({ bus: storage.bus, nodeId, onError: (error, context) => logger.error(`${context}: ${String(error)}`) }) } : {}),

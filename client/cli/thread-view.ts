@@ -123,6 +123,9 @@ export function renderEvent(out: Output, threadId: string, event: ProtocolEvent,
     case "custom":
     case "presence":
     case "thread.status":
+    // Votes and reassignment: `switchboard review` shows items; the thread view follows the run.
+    case "input.voted":
+    case "input.reassigned":
       return;
     default:
       return assertNever(event);

@@ -115,6 +115,9 @@ export function reduceThread(state: ThreadState, event: ProtocolEvent): ThreadSt
     case "updates":
     case "checkpoints":
     case "custom":
+    // Votes and reassignment change who decides, not whether the question is pending.
+    case "input.voted":
+    case "input.reassigned":
     // A thread list's event (client.threads()), not the thread's own log.
     case "thread.status":
       return state;

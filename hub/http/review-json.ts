@@ -1,5 +1,5 @@
 /** Review items and audit entries as REST JSON (snake_case, epoch-ms timestamps like the events). */
-import { actionJson, expiryPolicyJson, expiryPolicyOf, isPending, type AuditEntry, type ReviewItem } from "../review/index.ts";
+import { actionJson, expiryPolicyJson, expiryPolicyOf, isPending, isQuorumItem, quorumJson, type AuditEntry, type ReviewItem } from "../review/index.ts";
 
 const ms = (iso: string | null): number | null => (iso === null ? null : Date.parse(iso));
 
@@ -14,6 +14,8 @@ export function reviewItemJson(item: ReviewItem) {
     namespace: item.namespace,
     node: item.node,
     payload: item.payload,
+    payload_digest: item.payloadDigest,
+    revision: item.revision,
     status: item.status,
     queue: routing.queue,
     routing: {
@@ -41,7 +43,12 @@ export function reviewItemJson(item: ReviewItem) {
     escalation_step: item.escalationStep,
     reminders_sent: item.remindersSent,
     next_timer_at: pending ? ms(item.nextTimerAt) : null,
+    ...(isQuorumItem(item) ? { quorum: quorumJson(item), votes: item.votes.map(voteJson) } : {}),
   };
+}
+
+function voteJson(vote: ReviewItem["votes"][number]) {
+  return { by: vote.by, at: Date.parse(vote.at), verdict: vote.verdict, response: vote.value, stage: vote.stage, revision: vote.revision };
 }
 
 export function auditJson(entry: AuditEntry) {

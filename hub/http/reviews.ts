@@ -1,12 +1,13 @@
 /**
  * REST and SSE for review items and queues: `GET /reviews/:interrupt_id`
- * (with a page of its audit trail), `POST /reviews/:interrupt_id/answer`, `GET /queues/:queue/items`,
+ * (with a page of its audit trail), `POST /reviews/:interrupt_id/answer`,
+ * `POST /reviews/:interrupt_id/reassign`, `GET /queues/:queue/items`,
  * `POST /queues/:queue/stream` (snapshot of open items, then live review
  * events, as SSE). Authorization is the review service's, per item.
  */
 import type { Hono } from "hono";
 import type { Principal } from "../auth/index.ts";
-import { SwitchboardError, encodeEvent, type ProtocolEvent } from "../protocol/index.ts";
+import { SwitchboardError, commandSchema, encodeEvent, type ProtocolEvent } from "../protocol/index.ts";
 import { activeClaim, claimedEvent, mayAnswer, requestedEvent } from "../review/index.ts";
 import { auditJson, reviewItemJson } from "./review-json.ts";
 import { refusalError } from "../review/index.ts";
@@ -57,15 +58,38 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
     try {
       const id = c.req.param("interrupt_id");
       const body: unknown = await readJsonBody(c, services.limits, undefined);
-      if (typeof body !== "object" || body === null || !("response" in body)) throw new SwitchboardError("invalid_argument", 'the body must be { "response": <answer> }');
-      const { items, runIds } = await reviews.answer(c.get("principal"), [{ interruptId: id, value: body.response }], undefined);
+      if (typeof body !== "object" || body === null || !("response" in body)) throw new SwitchboardError("invalid_argument", 'the body must be { "response": <answer>, "payload_digest"?: <the item\'s digest> }');
+      const digest = (body as { payload_digest?: unknown }).payload_digest;
+      if (digest !== undefined && (typeof digest !== "string" || !/^[0-9a-f]{64}$/.test(digest))) {
+        throw new SwitchboardError("invalid_argument", "payload_digest must be the item's payload_digest: 64 lowercase hex digits");
+      }
+      const answer = { interruptId: id, value: body.response, ...(digest === undefined ? {} : { expect: { payloadDigest: digest } }) };
+      const { items, runIds, votes } = await reviews.answer(c.get("principal"), [answer], undefined);
       const item = items[0];
       return c.json({
         interrupt_id: id,
         ...(item?.answer ? { answered_by: item.answer.by, answered_at: Date.parse(item.answer.at) } : {}),
         resumed: runIds.length > 0,
         ...(runIds[0] === undefined ? {} : { run_id: runIds[0] }),
+        ...(votes[0] === undefined ? {} : { vote: votes[0] }),
       });
+    } catch (error) {
+      return failResponse(error);
+    }
+  });
+
+  app.post("/reviews/:interrupt_id/reassign", async (c) => {
+    try {
+      const id = c.req.param("interrupt_id");
+      const body: unknown = await readJsonBody(c, services.limits, undefined);
+      const parsed = commandSchema.safeParse({ id: 0, method: "input.reassign", params: { ...(typeof body === "object" && body !== null ? body : {}), interrupt_id: id } });
+      if (!parsed.success || parsed.data.method !== "input.reassign") {
+        throw new SwitchboardError("invalid_argument", 'the body must be { "queue"?: string, "users"?: [string], "roles"?: [string], "reason"?: string }');
+      }
+      const { queue, users, roles, reason } = parsed.data.params;
+      const target = { ...(queue === undefined ? {} : { queue }), ...(users === undefined ? {} : { users }), ...(roles === undefined ? {} : { roles }), ...(reason === undefined ? {} : { reason }) };
+      const item = await reviews.reassign(c.get("principal"), id, target, undefined);
+      return c.json(reviewItemJson(item));
     } catch (error) {
       return failResponse(error);
     }

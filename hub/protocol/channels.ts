@@ -30,6 +30,8 @@ export function channelOf(event: ProtocolEvent): Channel | null {
     case "input.cancelled":
     case "input.escalated":
     case "input.reminder":
+    case "input.voted":
+    case "input.reassigned":
       return "input";
     case "presence":
     case "thread.status":

@@ -82,6 +82,25 @@ export const reviewActionSchema = z.looseObject({
   args_schema: z.unknown().optional(),
 });
 export type ReviewActionJson = z.infer<typeof reviewActionSchema>;
+/** A quorum item's progress (in its current stage): `2 of 3 approved: Rita, Sam`. */
+export const quorumProgressSchema = z.looseObject({
+  approved: z.number(),
+  rejected: z.number(),
+  required: z.number(),
+  approvers: z.array(str),
+  rejecters: z.array(str),
+  stage: z.number(),
+  stages: z.number(),
+  stage_name: str.nullable(),
+});
+const quorumRuleSchema = z.looseObject({ mode: z.enum(["any", "all", "k_of_n"]), k: z.number().optional(), reject_ends: z.boolean() });
+/** Quorum or staged items: the rule (or each stage's) and where the current stage stands. */
+export const quorumInfoSchema = z.looseObject({
+  rule: quorumRuleSchema.optional(),
+  stages: z.array(z.looseObject({ name: str, users: z.array(str), roles: z.array(str), rule: quorumRuleSchema.optional() })).optional(),
+  progress: quorumProgressSchema,
+});
+export type QuorumInfo = z.infer<typeof quorumInfoSchema>;
 
 export const reviewRecordSchema = z.looseObject({
   interrupt_id: str,
@@ -90,6 +109,9 @@ export const reviewRecordSchema = z.looseObject({
   namespace: z.array(str),
   node: str.nullable(),
   payload: z.unknown(),
+  /** sha-256 hex of the payload and revision: an answer may send it back (`stale_payload` if it changed). */
+  payload_digest: str.optional(),
+  revision: z.number().optional(),
   status: z.enum(REVIEW_ITEM_STATUSES),
   queue: str,
   routing: reviewRoutingSchema,
@@ -103,6 +125,8 @@ export const reviewRecordSchema = z.looseObject({
   escalation_step: z.number().int().optional(),
   reminders_sent: z.number().int().optional(),
   next_timer_at: ms.nullable().optional(),
+  quorum: quorumInfoSchema.optional(),
+  votes: z.array(z.looseObject({ by: actor, at: ms, verdict: z.enum(["approve", "reject"]), response: z.unknown(), stage: z.number(), revision: z.number() })).optional(),
   audit: z.array(auditEntrySchema).optional(),
   viewer: reviewViewerSchema.optional(),
   action: reviewActionSchema.optional(),
@@ -125,5 +149,9 @@ export const reviewInfoSchema = z.looseObject({
   has_default: z.boolean().optional(),
   action: reviewActionSchema.optional(),
   on_expire: z.looseObject({ action: z.enum(["keep", "default", "deny"]) }).optional(),
+  /** sha-256 hex of the item's payload and revision: send it back with the answer to refuse a stale one. */
+  payload_digest: str.optional(),
+  /** Quorum or staged items: the rule and where the current stage stands. */
+  quorum: quorumInfoSchema.optional(),
 });
 export type ReviewInfo = z.infer<typeof reviewInfoSchema>;

@@ -35,7 +35,10 @@ const resumeExtras = {
   metadata: record.optional(),
 };
 
-const respondEntry = z.looseObject({ namespace: namespaceSchema, interrupt_id: nonEmpty, response: z.unknown() });
+/** Extension `payload_digest`: the item's digest as the answerer saw it; another current one refuses the answer (`stale_payload`). */
+const payloadDigestSchema = z.string().regex(/^[0-9a-f]{64}$/, "must be the item's payload_digest: 64 lowercase hex digits");
+const respondEntry = z.looseObject({ namespace: namespaceSchema, interrupt_id: nonEmpty, response: z.unknown(), payload_digest: payloadDigestSchema.optional() });
+const candidateName = z.string().trim().min(1).max(200);
 
 const multitaskStrategy = z.enum(["reject", "enqueue", "interrupt", "rollback"]);
 
@@ -78,6 +81,13 @@ const paramsByMethod = {
   }),
   "input.claim": z.looseObject({ interrupt_id: nonEmpty, ttl_ms: z.number().int().positive().optional() }),
   "input.release": z.looseObject({ interrupt_id: nonEmpty }),
+  "input.reassign": z.looseObject({
+    interrupt_id: nonEmpty,
+    queue: candidateName.refine((q) => q !== "*", { message: '"*" is reserved (it subscribes to every queue)' }).optional(),
+    users: z.array(candidateName).max(1000).optional(),
+    roles: z.array(candidateName).max(100).optional(),
+    reason: z.string().max(1000).optional(),
+  }),
   "subscription.subscribe": z.looseObject({
     channels: z.array(channelSchema).min(1),
     namespaces: z.array(namespaceSchema).optional(),

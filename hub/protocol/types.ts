@@ -100,6 +100,16 @@ export interface InputRelease {
   params: { interrupt_id: string };
 }
 
+/**
+ * Extension: move a pending interrupt to another queue or candidates. `admin`
+ * and the override roles may change anything; a user named in the item's
+ * `users` may delegate: hand their place to the named `users`.
+ */
+export interface InputReassign {
+  method: "input.reassign";
+  params: { interrupt_id: string; queue?: string; users?: string[]; roles?: string[]; reason?: string };
+}
+
 /** Extension: follow a review queue across threads (no thread_id needed). */
 export interface QueueSubscribe {
   method: "queue.subscribe";
@@ -151,7 +161,7 @@ type SpecCommandData =
   | StateListCheckpoints
   | StateFork;
 
-type ExtensionCommandData = RunCancel | InputClaim | InputRelease | QueueSubscribe | QueueUnsubscribe | ThreadsSubscribe | ThreadsUnsubscribe | PresenceUpdate;
+type ExtensionCommandData = RunCancel | InputClaim | InputRelease | InputReassign | QueueSubscribe | QueueUnsubscribe | ThreadsSubscribe | ThreadsUnsubscribe | PresenceUpdate;
 
 /**
  * Fields every command frame has. `thread_id` is an extension: required on the
@@ -174,6 +184,7 @@ export const COMMAND_METHODS = [
   "input.inject",
   "input.claim",
   "input.release",
+  "input.reassign",
   "subscription.subscribe",
   "subscription.unsubscribe",
   "subscription.reconnect",
@@ -274,6 +285,45 @@ export interface InputClaimedData {
 export interface InputReleasedData {
   interrupt_id: string;
   released_by: Actor;
+}
+
+/** Extension: a quorum item's progress after a vote (in the stage the vote counted in). */
+export type QuorumProgressData = {
+  approved: number;
+  rejected: number;
+  required: number;
+  /** Names of those whose approvals count, in vote order. */
+  approvers: string[];
+  rejecters: string[];
+  /** 0-based index of the stage, of `stages` (1 without stages). */
+  stage: number;
+  stages: number;
+  stage_name: string | null;
+};
+
+/**
+ * Extension: a candidate voted on a quorum or staged interrupt. `outcome`:
+ * `pending` (more votes needed), `stage_approved` (the next stage's
+ * candidates may vote now), `approved` or `rejected` (decided: an
+ * `input.answered` follows).
+ */
+export interface InputVotedData {
+  interrupt_id: string;
+  by: Actor;
+  verdict: "approve" | "reject";
+  outcome: "pending" | "stage_approved" | "approved" | "rejected";
+  progress: QuorumProgressData;
+}
+
+/** Extension: a pending interrupt moved to another queue or candidates. */
+export interface InputReassignedData {
+  interrupt_id: string;
+  by: Actor;
+  from: { queue: string; users: string[]; roles: string[] };
+  to: { queue: string; users: string[]; roles: string[] };
+  /** A candidate handed their place on (rather than an override role moving it). */
+  delegated: boolean;
+  reason?: string;
 }
 
 /** Extension: an interrupt's deadline passed; `action` is what the hub did. */
@@ -421,6 +471,8 @@ export type ProtocolEvent =
   | Ev<"input.cancelled", InputCancelledData>
   | Ev<"input.escalated", InputEscalatedData>
   | Ev<"input.reminder", InputReminderData>
+  | Ev<"input.voted", InputVotedData>
+  | Ev<"input.reassigned", InputReassignedData>
   | Ev<"presence", PresenceData>
   | Ev<"thread.status", ThreadStatusData>
   | Ev<"resync", ResyncData>;
@@ -445,6 +497,8 @@ export const EVENT_METHODS = [
   "input.cancelled",
   "input.escalated",
   "input.reminder",
+  "input.voted",
+  "input.reassigned",
   "presence",
   "thread.status",
   "resync",

@@ -8,12 +8,13 @@
  */
 import type { Principal } from "../auth/index.ts";
 import type { Logger } from "../logger.ts";
-import { SwitchboardError, assertNever, type ProtocolEvent } from "../protocol/index.ts";
-import { requestedEvent, type ReviewEvent } from "./events.ts";
+import { SwitchboardError, assertNever, type ProtocolEvent, type QuorumProgressData } from "../protocol/index.ts";
+import { progressJson, requestedEvent, type ReviewEvent } from "./events.ts";
+import type { VoteOutcome } from "./quorum.ts";
 import type { RoutingHook } from "./routing.ts";
 import { ReviewService, type AnswerInput } from "./service.ts";
 import type { ReviewStore } from "./store.ts";
-import { PENDING_STATUSES, type ExpiryPolicy, type Refusal, type ResumeBatch, type ResumePolicy, type ReviewItem } from "./types.ts";
+import { PENDING_STATUSES, type ExpiryPolicy, type ReassignTarget, type Refusal, type ResumeBatch, type ResumePolicy, type ReviewItem } from "./types.ts";
 import type { ExecutionResult, HubStore, RunInfo, RunManager, RunObserver } from "../runs/index.ts";
 import type { EventBus, ThreadLogs } from "../threads/index.ts";
 import { QueueFanout } from "./queues.ts";
@@ -55,6 +56,8 @@ export function resumePolicyOf(value: unknown): ResumePolicy | undefined {
 export interface AnswerOutcome {
   /** The accepted items, in input order. */
   items: ReviewItem[];
+  /** The accepted answers that were votes on quorum items: where each stands now. */
+  votes: Array<{ interrupt_id: string; verdict: "approve" | "reject"; outcome: VoteOutcome; progress: QuorumProgressData }>;
   /** Resume runs started (or queued) by these answers. */
   runIds: string[];
 }
@@ -196,7 +199,7 @@ export class ReviewCoordinator implements RunObserver {
       const policy = resumePolicyOf(thread?.metadata[RESUME_POLICY_KEY]);
       if (policy) this.#policies.set(run.threadId, policy);
     }
-    await this.service.onInterruptRequested({
+    const { item, items } = await this.service.onInterruptRequested({
       interruptId: event.params.data.interrupt_id,
       threadId: run.threadId,
       runId: run.runId,
@@ -206,6 +209,9 @@ export class ReviewCoordinator implements RunObserver {
       payload: event.params.data.payload,
       startedBy: run.startedBy,
     });
+    // Published after this: the thread's subscribers see the digest an answer may carry back.
+    // A multi-action interrupt has none of its own: each action item has its digest (queue copies, REST).
+    if (items.length === 1 && item.interruptId === event.params.data.interrupt_id) (event.params.data as { payload_digest?: string }).payload_digest = item.payloadDigest;
     this.#schedule();
   }
 
@@ -222,6 +228,7 @@ export class ReviewCoordinator implements RunObserver {
     const runIds = await this.#runResumes(resumes);
     this.#schedule();
     const items = results.flatMap((r) => (r.result.ok ? [r.result.item] : []));
+    const votes = results.flatMap((r) => (r.result.ok && r.vote ? [{ interrupt_id: r.interruptId, verdict: r.vote.vote.verdict, outcome: r.vote.outcome, progress: progressJson(r.vote.progress) }] : []));
     const refused = results.find((r) => !r.result.ok);
     if (refused && !refused.result.ok) {
       const error = refusalError(refused.result, refused.interruptId);
@@ -229,7 +236,7 @@ export class ReviewCoordinator implements RunObserver {
       // A batch is decided answer by answer: say which of its answers were accepted.
       throw new SwitchboardError(error.code, error.message, { ...error.details, accepted: items.map((i) => i.interruptId) });
     }
-    return { items, runIds };
+    return { items, runIds, votes };
   }
 
   /** Ids of the thread's items still waiting for an answer. */
@@ -255,6 +262,20 @@ export class ReviewCoordinator implements RunObserver {
   /** Every review item the thread has had (any status), oldest first. */
   async itemsOnThread(tenant: string, threadId: string): Promise<ReviewItem[]> {
     return this.#o.reviewStore.listItems({ tenant, threadId });
+  }
+
+  /** Moves a pending item to another queue or candidates; throws the refusal. */
+  async reassign(principal: Principal, interruptId: string, target: ReassignTarget, threadId: string | undefined): Promise<ReviewItem> {
+    await this.#assertKnown(principal, interruptId, threadId);
+    const result = await this.service.reassign(principal, interruptId, target);
+    if (!result.ok) throw refusalError(result, interruptId);
+    this.#schedule();
+    return result.item;
+  }
+
+  /** The thread's state was edited while questions wait: each moves to its next revision (stale digests are refused). */
+  async reviseThread(threadId: string, reason: string): Promise<ReviewItem[]> {
+    return this.service.reviseForThread(threadId, reason);
   }
 
   async claim(principal: Principal, interruptId: string, ttlMs: number | undefined, threadId: string | undefined): Promise<ReviewItem> {

@@ -3,7 +3,8 @@
  * `seq` / `event_id` when it appends them to the thread log; these carry the
  * thread and run ids so it knows where they go.
  */
-import type { EventOf, EventParams, InputCancelledData, InputEscalatedData, InputExpiredData, InputReminderData, ReviewActionJson, ReviewInfo } from "../protocol/index.ts";
+import type { EventOf, EventParams, InputCancelledData, InputEscalatedData, InputExpiredData, InputReassignedData, InputReminderData, InputVotedData, QuorumProgressData, ReviewActionJson, ReviewInfo } from "../protocol/index.ts";
+import { isQuorumItem, progressOf, type QuorumProgress, type VoteResult } from "./quorum.ts";
 import { MAX_REMINDERS, denialValue, expiryPolicyOf } from "./timers.ts";
 import type { ActionRef, Actor, ExpiryPolicy, ReviewItem } from "./types.ts";
 
@@ -15,7 +16,9 @@ export type ReviewWireEvent =
   | EventOf<"input.expired">
   | EventOf<"input.cancelled">
   | EventOf<"input.escalated">
-  | EventOf<"input.reminder">;
+  | EventOf<"input.reminder">
+  | EventOf<"input.voted">
+  | EventOf<"input.reassigned">;
 
 /** What the service reports: the event, and the item it is about (for per-subscriber authorization). */
 export interface ReviewEvent {
@@ -49,7 +52,39 @@ function copy(actor: Actor): Actor {
 }
 
 export function requestedEvent(item: ReviewItem, now: number): EventOf<"input.requested"> {
-  return { ...envelope(item), method: "input.requested", params: params(item, now, { interrupt_id: item.interruptId, payload: item.payload }) };
+  const data = { interrupt_id: item.interruptId, payload: item.payload, payload_digest: item.payloadDigest };
+  return { ...envelope(item), method: "input.requested", params: params(item, now, data) };
+}
+
+export function progressJson(p: QuorumProgress): QuorumProgressData {
+  return {
+    approved: p.approved,
+    rejected: p.rejected,
+    required: p.required,
+    approvers: [...p.approvers],
+    rejecters: [...p.rejecters],
+    stage: p.stage,
+    stages: p.stages,
+    stage_name: p.stageName,
+  };
+}
+
+export function votedEvent(item: ReviewItem, vote: VoteResult, now: number): EventOf<"input.voted"> {
+  const data: InputVotedData = {
+    interrupt_id: item.interruptId,
+    by: copy(vote.vote.by),
+    verdict: vote.vote.verdict,
+    outcome: vote.outcome,
+    progress: progressJson(vote.progress),
+  };
+  return { ...envelope(item), method: "input.voted", params: params(item, now, data) };
+}
+
+export function reassignedEvent(previous: ReviewItem, item: ReviewItem, by: Actor, delegated: boolean, reason: string | undefined, now: number): EventOf<"input.reassigned"> {
+  const side = (i: ReviewItem) => ({ queue: i.routing.queue, users: [...i.routing.users], roles: [...i.routing.roles] });
+  const data: InputReassignedData = { interrupt_id: item.interruptId, by: copy(by), from: side(previous), to: side(item), delegated };
+  if (reason !== undefined) data.reason = reason;
+  return { ...envelope(item), method: "input.reassigned", params: params(item, now, data) };
 }
 
 /** The spec sends input.answered in the root namespace; clients match interrupts by id. */
@@ -129,6 +164,8 @@ export function reviewInfo(item: ReviewItem, assistantId: string | null): Review
     has_default: expiryPolicyOf(item.routing)?.action === "default",
     ...onExpireJson(item),
     ...(item.routing.responseSchema === undefined ? {} : { response_schema: item.routing.responseSchema }),
+    payload_digest: item.payloadDigest,
+    ...(isQuorumItem(item) ? { quorum: quorumJson(item) } : {}),
     ...(item.action === undefined ? {} : { action: actionJson(item.action) }),
   };
 }
@@ -161,4 +198,18 @@ export function expiryPolicyJson(policy: ExpiryPolicy): { action: ExpiryPolicy["
 function onExpireJson(item: ReviewItem): { on_expire?: ReturnType<typeof expiryPolicyJson> } {
   const policy = expiryPolicyOf(item.routing);
   return policy === undefined ? {} : { on_expire: expiryPolicyJson(policy) };
+}
+
+/** A quorum or staged item's rule and where it stands (REST item JSON and queue copies). */
+export function quorumJson(item: ReviewItem) {
+  const { quorum, stages } = item.routing;
+  return {
+    ...(quorum === undefined ? {} : { rule: ruleJson(quorum) }),
+    ...(stages === undefined ? {} : { stages: stages.map((s) => ({ name: s.name, users: [...s.users], roles: [...s.roles], ...(s.quorum === undefined ? {} : { rule: ruleJson(s.quorum) }) })) }),
+    progress: progressJson(progressOf(item)),
+  };
+}
+
+function ruleJson(q: NonNullable<ReviewItem["routing"]["quorum"]>) {
+  return { mode: q.mode, ...(q.k === undefined ? {} : { k: q.k }), reject_ends: q.rejectEnds ?? true };
 }

@@ -5,7 +5,7 @@
  */
 export { actionItemId, actionsOf, checkActionAnswer, groupResumeValue, MAX_ACTIONS_PER_INTERRUPT } from "./actions.ts";
 export type { ActionRequest, ProposedAction } from "./actions.ts";
-export { actionJson, answeredEvent, claimedEvent, expiredEvent, expiryPolicyJson, releasedEvent, requestedEvent, reviewInfo } from "./events.ts";
+export { actionJson, answeredEvent, claimedEvent, expiredEvent, expiryPolicyJson, progressJson, quorumJson, reassignedEvent, releasedEvent, requestedEvent, reviewInfo, votedEvent } from "./events.ts";
 export type { ReviewEvent, ReviewWireEvent } from "./events.ts";
 export { checkSchema, validateJson } from "./json-schema.ts";
 export { activeClaim, hasOverride, isCandidate, isDue, mayAnswer, mayClaim, mayRelease, mayView } from "./policy.ts";

@@ -9,12 +9,14 @@ import { nanoid } from "nanoid";
 import type { Principal } from "../auth/index.ts";
 import { ALL_QUEUES, assertNever, isRecord } from "../protocol/index.ts";
 import { actionItemId, actionsOf, routeActions, splitGroupAnswer } from "./actions.ts";
-import { answeredEvent, cancelledEvent, claimedEvent, escalatedEvent, expiredEvent, releasedEvent, reminderEvent, requestedEvent } from "./events.ts";
+import { answeredEvent, cancelledEvent, claimedEvent, escalatedEvent, expiredEvent, reassignedEvent, releasedEvent, reminderEvent, requestedEvent, votedEvent } from "./events.ts";
 import type { ReviewEvent } from "./events.ts";
-import { mayAnswer, mayView } from "./policy.ts";
+import { hasOverride, mayAnswer, mayView } from "./policy.ts";
 import { describeRoutingIssues, routingOf } from "./routing.ts";
 import type { RoutingDefaults, RoutingIssue } from "./routing.ts";
 import { DEFAULT_CANCEL_REASON, type AuditPage, type ReviewStore } from "./store.ts";
+import type { VoteResult } from "./quorum.ts";
+import type { AnswerExpectations, ReassignTarget } from "./types.ts";
 import type { AuditEntry, Decision, ExpiredItem, FiredTimers, LapsedClaim, Refusal, ResumeBatch, ResumeEdits, ResumePolicy, NewReviewItem, ReviewItem } from "./types.ts";
 import { PENDING_STATUSES } from "./types.ts";
 
@@ -48,11 +50,13 @@ export interface AnswerInput {
   value: unknown;
   /** State edits applied by the resume with this answer (stored with it). */
   edits?: ResumeEdits;
+  /** What the answerer saw (`payload_digest`): another current digest refuses the answer. */
+  expect?: AnswerExpectations;
 }
 
 export interface BatchOutcome {
-  /** One per input, in order. */
-  results: Array<{ interruptId: string; result: Decision }>;
+  /** One per input, in order; `vote` for an answer that was a vote on a quorum item. */
+  results: Array<{ interruptId: string; result: Decision; vote?: VoteResult }>;
   /** Resumes to run now, at most one per run. */
   resumes: ResumeBatch[];
 }
@@ -126,7 +130,7 @@ export class ReviewService {
         const action = { interruptId, index, count: actions.actions.length, name: proposed.name, format: actions.format, allowed: proposed.allowed, ...(proposed.argsSchema ? { argsSchema: proposed.argsSchema } : {}) };
         const routing = routings[index] ?? routings[0]!;
         const stored = await this.#store.createItem({ ...request, interruptId: actionItemId(interruptId, index), payload: proposed.payload, routing, action }, now);
-        if (stored.created) this.#emit(stored.item, requestedEvent(stored.item, now), "queue");
+        if (stored.created || stored.revised === true) this.#emit(stored.item, requestedEvent(stored.item, now), "queue");
         created ||= stored.created;
         items.push(stored.item);
       }
@@ -137,8 +141,9 @@ export class ReviewService {
       issues.push({ path: "review.actions", message: "only an interrupt with several actions (LangChain's action_requests, an Agent Inbox list) is routed per action; ignored" });
     }
     if (issues.length > 0) this.#logger?.warn(describeRoutingIssues(interruptId, issues));
-    const { item, created } = await this.#store.createItem({ ...request, routing }, now);
-    if (created) this.#emit(item, requestedEvent(item, now), "queue");
+    const { item, created, revised } = await this.#store.createItem({ ...request, routing }, now);
+    // A re-raised question with another payload: queues get the new payload and digest (an update of the item they hold).
+    if (created || revised === true) this.#emit(item, requestedEvent(item, now), "queue");
     return { item, items: [item], created, issues };
   }
 
@@ -158,19 +163,28 @@ export class ReviewService {
     const seen = new Set<string>();
     const runs = new Map<string, string>();
     const results: BatchOutcome["results"] = [];
-    for (const { interruptId, value, edits } of await this.#expandGroups(principal, answers, results)) {
+    const edited = new Set<string>();
+    for (const { interruptId, value, edits, expect } of await this.#expandGroups(principal, answers, results)) {
       if (seen.has(interruptId)) {
         results.push({ interruptId, result: { ok: false, code: "invalid_argument", message: `interrupt ${interruptId} is answered twice in one batch` } });
         continue;
       }
       seen.add(interruptId);
-      const result = await this.#store.answer(interruptId, principal, value, now, edits);
-      if (result.ok) {
+      const { vote, ...result } = await this.#store.answer(interruptId, principal, value, now, edits, expect);
+      if (result.ok && vote !== undefined) {
+        this.#emit(result.item, votedEvent(result.item, vote, now));
+        // The next stage's candidates see the item appear in their queues.
+        if (vote.outcome === "stage_approved") this.#emit(result.item, requestedEvent(result.item, now), "queue");
+      }
+      if (result.ok && result.item.status === "answered") {
         this.#emit(result.item, answeredEvent(result.item, now));
         runs.set(result.item.runId, result.item.threadId);
       }
-      results.push({ interruptId, result });
+      results.push({ interruptId, result: result as Decision, ...(vote === undefined ? {} : { vote }) });
+      if (result.ok && edits !== undefined && (edits.update !== undefined || (edits.goto !== undefined && edits.goto.length > 0))) edited.add(result.item.threadId);
     }
+    // An accepted answer that edits the state changes what the thread's other questions resume into: each is a new revision.
+    for (const threadId of edited) await this.#revise(threadId, "state_updated", now);
     return { results, resumes: await this.#resumes(runs, now) };
   }
 
@@ -185,6 +199,12 @@ export class ReviewService {
       const group = await this.actionGroup(principal, answer.interruptId);
       if (group === undefined) {
         out.push(answer);
+        continue;
+      }
+      if (answer.expect?.payloadDigest !== undefined) {
+        // Each action item has its own digest: one digest cannot bind them all.
+        const message = `interrupt ${answer.interruptId} has ${group.count} actions, each with its own payload_digest: answer each item (${actionItemId(answer.interruptId, 0)}, …) with its digest`;
+        results.push({ interruptId: answer.interruptId, result: { ok: false, code: "invalid_argument", message } });
         continue;
       }
       const split = splitGroupAnswer(answer.interruptId, group, answer.value);
@@ -206,6 +226,37 @@ export class ReviewService {
     if ((await this.#store.getItem(interruptId)) !== undefined) return undefined;
     const first = await this.#store.getItem(actionItemId(interruptId, 0));
     return first?.action?.interruptId === interruptId && first.tenant === principal.tenant ? first.action : undefined;
+  }
+
+  /**
+   * Moves a pending item (quorum.ts planReassign says who may): `input.reassigned`
+   * reaches the thread and the old and new queues' subscribers; those who see
+   * the item only now get its `input.requested` first.
+   */
+  async reassign(principal: Principal, interruptId: string, target: ReassignTarget): Promise<Decision> {
+    const now = this.#clock();
+    const previous = await this.#store.getItem(interruptId);
+    const result = await this.#store.reassign(interruptId, principal, target, now);
+    if (result.ok && previous !== undefined) {
+      // The same rule as the store's (quorum.ts planReassign): without an override role it was a delegation.
+      const delegated = !hasOverride(principal, previous);
+      const by = { sub: principal.sub, name: principal.name };
+      // Re-routing: the queues it left hear it go; who sees it only now gets it first (coordinator, queues.ts deliverMove).
+      this.#emit(result.item, reassignedEvent(previous, result.item, by, delegated, target.reason, now), "all", previous);
+    }
+    return result;
+  }
+
+  /** The thread's state was edited: its pending items move to their next revision (new payload digests). */
+  async reviseForThread(threadId: string, reason: string): Promise<ReviewItem[]> {
+    return this.#revise(threadId, reason, this.#clock());
+  }
+
+  /** Queues get each revised item again (its new digest), as an update of the one they hold. */
+  async #revise(threadId: string, reason: string, now: number): Promise<ReviewItem[]> {
+    const revised = await this.#store.reviseForThread(threadId, now, reason);
+    for (const item of revised) this.#emit(item, requestedEvent(item, now), "queue");
+    return revised;
   }
 
   async claim(principal: Principal, interruptId: string, ttlMs: number = this.#claimTtlMs): Promise<Decision> {

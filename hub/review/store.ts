@@ -18,7 +18,7 @@ export interface ReviewStore {
    * unchanged — unless it is pending and raised again with another payload: then
    * the payload is replaced and the revision bumped (transitions.reraiseItem).
    */
-  createItem(input: NewReviewItem, now: number): Promise<{ item: ReviewItem; created: boolean }>;
+  createItem(input: NewReviewItem, now: number): Promise<{ item: ReviewItem; created: boolean; revised?: boolean }>;
   getItem(interruptId: string): Promise<ReviewItem | undefined>;
   /** Oldest first. */
   listItems(filter: ListItemsFilter): Promise<ReviewItem[]>;

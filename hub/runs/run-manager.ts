@@ -56,7 +56,7 @@ export interface RunManagerOptions {
    * published: the checkpoint alone cannot say for one raised inside a subgraph.
    * Used to rebuild `input.requested` after a restart.
    */
-  originOf?: (threadId: string, interruptId: string) => Promise<{ namespace: readonly string[]; node: string | null } | undefined>;
+  originOf?: (threadId: string, interruptId: string) => Promise<{ namespace: readonly string[]; node: string | null; payloadDigest?: string } | undefined>;
   /** Several nodes: runs hold the thread's lease; dead nodes' runs are taken over. */
   ownership?: RunOwnership;
   /** Several nodes: the resume a run that is taken over should continue with, if it was one. */

@@ -12,7 +12,7 @@ export interface SeedSources {
   assistants: AssistantRegistry;
   store: HubStore;
   /** Where a pending interrupt was first asked (see RunManagerOptions.originOf). */
-  originOf?: ((threadId: string, interruptId: string) => Promise<{ namespace: readonly string[]; node: string | null } | undefined>) | undefined;
+  originOf?: ((threadId: string, interruptId: string) => Promise<{ namespace: readonly string[]; node: string | null; payloadDigest?: string } | undefined>) | undefined;
 }
 
 export async function seedOf(thread: ThreadRecord, o: SeedSources): Promise<ThreadSeed | null> {
@@ -32,7 +32,9 @@ export async function seedOf(thread: ThreadRecord, o: SeedSources): Promise<Thre
     const origin = await o.originOf?.(thread.threadId, i.id);
     // Without a record, the root task that holds it: exact for a root node, the subgraph's node otherwise.
     const node = origin ? origin.node : (state.tasks.find((t) => t.interrupts.some((x) => x.id === i.id))?.name ?? null);
-    const asked = { ...params({ interrupt_id: i.id, payload: i.value }), namespace: [...(origin?.namespace ?? [])], ...(node === null ? {} : { node }) };
+    // The review item's digest, as when the question was first published.
+    const data = { interrupt_id: i.id, payload: i.value, ...(origin?.payloadDigest === undefined ? {} : { payload_digest: origin.payloadDigest }) };
+    const asked = { ...params(data), namespace: [...(origin?.namespace ?? [])], ...(node === null ? {} : { node }) };
     events.push({ ...head, method: "input.requested", params: asked });
   }
   // A root terminal event, so an SDK observer's `thread.output` settles.

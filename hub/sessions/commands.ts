@@ -85,6 +85,7 @@ const ACTION_OF = {
   "input.inject": "answer",
   "input.claim": "answer",
   "input.release": "answer",
+  "input.reassign": "answer",
   "subscription.subscribe": "read",
   "subscription.unsubscribe": "read",
   "subscription.reconnect": "read",
@@ -183,6 +184,12 @@ async function dispatchThreadless(command: ProtocolCommand, ctx: CommandContext)
   }
 }
 
+/** The extension `payload_digest` of an answer (the schema checked its form). */
+function withDigest(answer: AnswerInput, params: object): AnswerInput {
+  const digest = (params as { payload_digest?: unknown }).payload_digest;
+  return typeof digest === "string" ? { ...answer, expect: { payloadDigest: digest } } : answer;
+}
+
 function presenceReply(command: ProtocolCommand, result: PresenceResult): CommandReply {
   if (!result.ok) throw new SwitchboardError(result.code, result.message, { reason: result.reason });
   return success(command, {});
@@ -218,21 +225,22 @@ async function dispatch(command: ProtocolCommand, thread: ThreadRecord, ctx: Com
     case "input.respond": {
       const params = command.params;
       const answers: AnswerInput[] = "responses" in params
-        ? params.responses.map((r) => ({ interruptId: r.interrupt_id, value: r.response }))
-        : [{ interruptId: params.interrupt_id, value: params.response }];
+        ? params.responses.map((r) => withDigest({ interruptId: r.interrupt_id, value: r.response }, r))
+        : [withDigest({ interruptId: params.interrupt_id, value: params.response }, params)];
       // Edits are stored with the (first) answer and applied by the resume that consumes it.
       const goto = gotoList(params.goto);
       const first = answers[0];
       if (first && (params.update !== undefined || goto !== undefined)) {
         first.edits = { ...(params.update === undefined ? {} : { update: params.update }), ...(goto === undefined ? {} : { goto }) };
       }
-      const { items, runIds } = await ctx.services.reviews.answer(ctx.principal, answers, thread.threadId);
+      const { items, runIds, votes } = await ctx.services.reviews.answer(ctx.principal, answers, thread.threadId);
       const answeredAt = items[0]?.answer?.at;
       const result = {
         interrupt_ids: items.map((i) => i.interruptId),
         ...(answeredAt === undefined ? {} : { answered_at: Date.parse(answeredAt) }),
         resumed: runIds.length > 0,
         ...(runIds[0] === undefined ? {} : { run_id: runIds[0] }),
+        ...(votes.length === 0 ? {} : { votes }),
       };
       return success(command, result, await runs.openLog(thread));
     }
@@ -244,6 +252,12 @@ async function dispatch(command: ProtocolCommand, thread: ThreadRecord, ctx: Com
     case "input.release": {
       const item = await ctx.services.reviews.release(ctx.principal, command.params.interrupt_id, thread.threadId);
       return success(command, { interrupt_id: item.interruptId });
+    }
+    case "input.reassign": {
+      const { interrupt_id, queue, users, roles, reason } = command.params;
+      const target = { ...(queue === undefined ? {} : { queue }), ...(users === undefined ? {} : { users }), ...(roles === undefined ? {} : { roles }), ...(reason === undefined ? {} : { reason }) };
+      const item = await ctx.services.reviews.reassign(ctx.principal, interrupt_id, target, thread.threadId);
+      return success(command, { interrupt_id: item.interruptId, queue: item.routing.queue, users: item.routing.users, roles: item.routing.roles });
     }
     case "presence.update": {
       const host = ctx.host ?? unsupported(command.method, "over HTTP");

@@ -40,6 +40,26 @@ export interface BusSnapshot {
   head: number;
 }
 
+/**
+ * What a thread held before its stream was lost (Redis restarted empty, or
+ * its keys expired), for the first append after the loss: the counter starts
+ * at `floor` (so no seq repeats or goes back: at least the highest seq the
+ * node knows), and the baseline pins are put back, each under its field with
+ * its old seq (at most `floor`), before the batch is applied.
+ */
+export interface BusRestore {
+  floor: number;
+  pins: ReadonlyArray<BusEntry & { field: string }>;
+}
+
+/**
+ * What an append does when the thread has no counter (its stream is new or
+ * was lost): start it at Date.now() * 1000 with no baseline ("fresh", the
+ * default), refuse with BusStreamLostError ("ask": the caller restores), or
+ * restore it (a BusRestore). A stream that has its counter ignores this.
+ */
+export type BusOnLost = "fresh" | "ask" | BusRestore;
+
 /** A fence: appends of a run carry its lease token; one older than the thread's fence is refused. */
 export interface BusFence {
   token: number;
@@ -48,6 +68,12 @@ export interface BusFence {
 export class BusUnavailableError extends Error {
   readonly code = "BUS_UNAVAILABLE";
   override readonly name = "BusUnavailableError";
+}
+
+/** The thread has no counter (new, or its stream was lost) and the append said "ask": nothing was appended. */
+export class BusStreamLostError extends Error {
+  readonly code = "BUS_STREAM_LOST";
+  override readonly name = "BusStreamLostError";
 }
 
 /** The append carried a fence token older than the thread's: the run lost its lease. */
@@ -59,10 +85,10 @@ export class BusFencedError extends Error {
 export interface EventBus {
   /**
    * Appends in order; each item gets the thread's next seq. Resolves with the
-   * first one's. Rejects with BusUnavailableError (nothing was appended) or
-   * BusFencedError.
+   * first one's. Rejects with BusUnavailableError (nothing was appended),
+   * BusFencedError, or BusStreamLostError (`onLost` "ask").
    */
-  append(threadId: string, items: readonly BusAppend[], fence?: BusFence): Promise<number>;
+  append(threadId: string, items: readonly BusAppend[], fence?: BusFence, onLost?: BusOnLost): Promise<number>;
   /** Appends only when the thread's stream is empty (seeding it from a checkpoint): the first seq, or null when it was not. */
   seed(threadId: string, items: readonly BusAppend[]): Promise<number | null>;
   /** Pins and the entries after `after` (at most `limit`), in one consistent read. */

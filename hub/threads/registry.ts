@@ -16,7 +16,7 @@
  * outbox. A replica is closed when its log is dropped.
  */
 import type { ProtocolEvent } from "../protocol/index.ts";
-import type { BusFence, EventBus } from "./bus.ts";
+import type { BusFence, BusRestore, EventBus } from "./bus.ts";
 import { BusOutbox, BusReplica, DEFAULT_OUTBOX_LIMITS, OutboxBudget, pinOf as pinFor, type OutboxLimits } from "./replica.ts";
 import { ThreadLog, type EventTransformer } from "./thread-log.ts";
 
@@ -157,6 +157,7 @@ export class ThreadLogs {
         budget: this.#budget,
         onError: (error) => this.#options.onError?.(error, `publishing thread ${threadId} to the bus`),
         onFenced: (token) => this.#fenced.get(threadId)?.(token),
+        restore: async () => this.#restoreOf(threadId),
         // Nothing held, nothing in flight: the next event makes a new one (order is kept — this one has nothing left).
         onIdle: () => {
           if (this.#outboxes.get(threadId) === created) this.#outboxes.delete(threadId);
@@ -166,6 +167,27 @@ export class ThreadLogs {
       this.#outboxes.set(threadId, outbox);
     }
     return outbox;
+  }
+
+  /**
+   * What this node knows of a thread whose stream the bus lost (Redis came
+   * back empty): the seqs go on from the highest it saw (or the clock, if
+   * higher), and its log's baseline — last values and lifecycle, open
+   * questions — is put back as the thread's pins, so a node that opens the
+   * thread later still gets it. Subscribers here get a resync from the gap.
+   * Without a log here the stream starts fresh (as for a new thread).
+   */
+  #restoreOf(threadId: string): BusRestore {
+    const floor = (this.#options.now ?? Date.now)() * 1000;
+    const log = this.#logs.get(threadId);
+    if (log === undefined || log.headSeq === 0) return { floor, pins: [] };
+    const pins = log.baselineEntries().flatMap((entry) => {
+      const pin = pinFor(entry.event);
+      if (pin === null || !("set" in pin)) return [];
+      const { seq: _seq, event_id: _eventId, ...event } = entry.event;
+      return [{ field: pin.set, seq: entry.seq, payload: JSON.stringify(event) }];
+    });
+    return { floor: Math.max(floor, log.headSeq), pins };
   }
 
   /**

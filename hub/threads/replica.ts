@@ -7,8 +7,8 @@
  * else's — so every node sees the same seqs in the same order.
  */
 import type { ProtocolEvent } from "../protocol/index.ts";
-import type { BusAppend, BusEntry, BusFence, BusPin, EventBus } from "./bus.ts";
-import { BusFencedError } from "./bus.ts";
+import type { BusAppend, BusEntry, BusFence, BusOnLost, BusPin, BusRestore, EventBus } from "./bus.ts";
+import { BusFencedError, BusStreamLostError } from "./bus.ts";
 import type { ThreadLog } from "./thread-log.ts";
 
 /**
@@ -114,6 +114,7 @@ export class BusOutbox {
   readonly #onError: (error: unknown) => void;
   readonly #onFenced: (token: number) => void;
   readonly #onIdle: () => void;
+  readonly #restore: () => Promise<BusRestore>;
   #queue: Queued[] = [];
   #bytes = 0;
   #flushing = false;
@@ -129,6 +130,8 @@ export class BusOutbox {
     onError?: (error: unknown) => void;
     onFenced?: (token: number) => void;
     onIdle?: () => void;
+    /** What the thread held, should its stream turn out lost (or new) at an append; default: nothing (a fresh stream). */
+    restore?: () => Promise<BusRestore>;
   }) {
     this.#bus = options.bus;
     this.#threadId = options.threadId;
@@ -137,6 +140,7 @@ export class BusOutbox {
     this.#onError = options.onError ?? (() => {});
     this.#onFenced = options.onFenced ?? (() => {});
     this.#onIdle = options.onIdle ?? (() => {});
+    this.#restore = options.restore ?? (async () => ({ floor: Date.now() * 1000, pins: [] }));
   }
 
   get size(): number {
@@ -189,6 +193,8 @@ export class BusOutbox {
 
   async #flush(): Promise<void> {
     this.#flushing = true;
+    // A stream the bus does not have (new, or lost with Redis's data) is restored by the append that finds it so.
+    let onLost: BusOnLost = "ask";
     while (this.#queue.length > 0 && !this.#closed) {
       const first = this.#queue[0]!;
       let n = 1;
@@ -196,8 +202,18 @@ export class BusOutbox {
       while (n < this.#queue.length && n < this.#limits.batch && this.#queue[n]!.fence?.token === first.fence?.token) n++;
       const batch = this.#queue.slice(0, n);
       try {
-        await this.#bus.append(this.#threadId, batch, first.fence);
+        await this.#bus.append(this.#threadId, batch, first.fence, onLost);
+        onLost = "ask";
       } catch (error) {
+        if (error instanceof BusStreamLostError) {
+          try {
+            onLost = await this.#restore();
+          } catch (restoreError) {
+            this.#onError(restoreError);
+            onLost = "fresh";
+          }
+          continue;
+        }
         if (error instanceof BusFencedError) {
           // The run lost its lease: its events are not the thread's any more.
           const token = first.fence?.token ?? 0;

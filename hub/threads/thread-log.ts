@@ -176,6 +176,12 @@ export class ThreadLog {
     return { ...this.#run };
   }
 
+  /** The entries the baseline is made of (last root values and lifecycle, open questions), oldest first. */
+  baselineEntries(): LogEntry[] {
+    const entries = [this.#values, this.#lifecycle, ...this.#pending.values()].filter((e): e is LogEntry => e !== undefined);
+    return entries.sort((a, b) => a.seq - b.seq);
+  }
+
   /** Interrupts asked and not yet answered, as the clients have seen them. */
   pendingIds(): Set<string> {
     return new Set(this.#pending.keys());

@@ -6,7 +6,30 @@
 import { describe, expect, it } from "vitest";
 import { peopleOf } from "../../client/web/src/components/people.tsx";
 import { summarize, words } from "../../client/web/src/format.ts";
+import { groupActions } from "../../client/web/src/views/inbox.tsx";
 import { REVIEW_DRAFT } from "../../hub/index.ts";
+
+describe("per-action items", () => {
+  it("shows a human-in-the-loop tool call as a call, and a whole request as its calls", () => {
+    const refund = { name: "issue_refund", args: { order: "A-1027", amount: 120 } };
+    const email = { name: "send_email", args: { to: "ada@example.com" } };
+    expect(summarize({ action_requests: [refund], review_configs: [] })).toBe('issue_refund(order: "A-1027", amount: 120)');
+    expect(summarize({ actionRequests: [email], reviewConfigs: [] })).toBe('send_email(to: "ada@example.com")');
+    expect(summarize({ action_requests: [refund, email], review_configs: [] })).toBe('2 actions: issue_refund(order: "A-1027", amount: 120); send_email(to: "ada@example.com")');
+  });
+
+  it("lists the actions of one interrupt together, in action order, where the first of them sorts", () => {
+    const action = (interrupt_id: string, index: number) => ({ interrupt_id, index, count: 2, name: `a${index}`, format: "hitl" as const, allowed: ["approve"] });
+    const rows = [
+      { id: "x.1", threadId: "t1", action: action("x", 1) },
+      { id: "plain", threadId: "t1" },
+      { id: "y.0", threadId: "t2", action: action("y", 0) },
+      { id: "x.0", threadId: "t1", action: action("x", 0) },
+      { id: "x.0-other-thread", threadId: "t9", action: action("x", 0) },
+    ];
+    expect(groupActions(rows).map((r) => r.id)).toEqual(["x.0", "x.1", "plain", "y.0", "x.0-other-thread"]);
+  });
+});
 
 describe("summarize", () => {
   it("reads every demo's question", () => {

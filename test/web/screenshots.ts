@@ -1,6 +1,7 @@
 /**
  * `npm run screenshots`: regenerates the README's pictures of the web app —
- * the inbox, an item and a run view (desktop), and the inbox on a phone —
+ * the inbox, an item and a run view (desktop), the inbox on a phone, and
+ * one action of the expense-approval demo's two-action request —
  * from a real hub with the demo assistants (and the e2e tests' routed
  * `budget` question), in Debian's Chromium. A colleague has claimed one item,
  * is looking at another and has just answered a third, so the pictures show
@@ -73,6 +74,29 @@ await desk.page.screenshot({ path: out("web-run.png") });
 await phone.page.getByText(/^answered by Rita Alves/).waitFor();
 await settle(phone.page);
 await phone.page.screenshot({ path: out("web-inbox-phone.png") });
+
+// expense-approval: one interrupt, two actions in two queues. Sid (support) has edited the
+// email; Sam has voted on the refund (two of rita, sam, tom must approve); Rita looks at the refund.
+await operator.thread("refund-a1027").run("expense-approval", {});
+const [refundQuestion] = await Promise.all([question("refund-a1027")]);
+const group = refundQuestion.interrupt_id.replace(/\.\d+$/, ""); // the thread asked the interrupt; a queue copy names an action's item
+const sid = new HubClient({ url: hub.url, token: await token("sid", "Sid Okafor", ["reviewer", "observer"]) });
+const sam = new HubClient({ url: hub.url, token: await token("sam", "Sam Reyes", ["reviewer", "observer"]) });
+const ritaPage = await openPage(browser, signInLink(hub.url, await token("rita", "Rita Alves", ["reviewer", "observer"])));
+// Her inbox lists both actions of the request together ("action 1 of 2", "action 2 of 2").
+await ritaPage.page.getByRole("link", { name: /^send_email\(to: "ada@example.com"/ }).waitFor();
+await sid.thread("refund-a1027").respond(`${group}.1`, { type: "edit", edited_action: { name: "send_email", args: { to: "ada@example.com", subject: "Your refund for order A-1027", body: "We are refunding 120 EUR. Sorry it arrived broken." } } });
+await sam
+  .thread("refund-a1027")
+  .respond(`${group}.0`, { type: "approve" })
+  .catch((error: unknown) => console.warn(`sam's vote: ${String(error)}`));
+await ritaPage.page.goto(`${hub.url}/#/items/refund-a1027/${group}.0`);
+await ritaPage.page.getByRole("heading", { name: "This request's actions" }).waitFor();
+await ritaPage.page.getByText(/edited by Sid Okafor/).waitFor();
+await settle(ritaPage.page);
+await ritaPage.page.screenshot({ path: out("web-actions.png") });
+sid.close();
+sam.close();
 
 await browser.close();
 rita.close();

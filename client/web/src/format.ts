@@ -54,8 +54,20 @@ function actionCall(value: Record<string, unknown>): string | undefined {
   return `${request["action"]}(${args.map(([k, v]) => `${k}: ${brief(v)}`).join(", ")})`;
 }
 
+/** LangChain's human-in-the-loop request as calls: `issue_refund(order: "A-1027", amount: 120)`. */
+function hitlCalls(value: Record<string, unknown>): string | undefined {
+  const requests = value["action_requests"] ?? value["actionRequests"];
+  if (!Array.isArray(requests) || requests.length === 0) return undefined;
+  const calls = requests.map((r) => {
+    if (!isRecord(r) || typeof r["name"] !== "string") return "?";
+    const args = isRecord(r["args"]) ? Object.entries(r["args"]) : [];
+    return `${r["name"]}(${args.map(([k, v]) => `${k}: ${brief(v)}`).join(", ")})`;
+  });
+  return calls.length === 1 ? calls[0] : `${calls.length} actions: ${calls.join("; ")}`;
+}
+
 function summarizeRecord(value: Record<string, unknown>): string {
-  const call = actionCall(value);
+  const call = actionCall(value) ?? hitlCalls(value);
   if (call !== undefined) return call;
   for (const field of QUESTION_FIELDS) {
     const found = text(value[field]);

@@ -196,6 +196,8 @@ export function addThreadRoutes(app: Hono<LgEnv>, deps: LgDeps): void {
     const after = await assistant.graph.getState(thread.threadId);
     // Questions the update went past are void: their review items are cancelled (announced as input.cancelled).
     if (after.interrupts.length === 0) await services.reviews.service.cancelForThread(thread.threadId, "state_updated");
+    // Questions still waiting were asked of another state: a new revision each, so answers bound to the old payload_digest are refused.
+    else await services.reviews.reviseThread(thread.threadId, "state_updated");
     await store.updateThread(thread.threadId, {
       status: after.interrupts.length > 0 ? "interrupted" : "idle",
       ...(thread.assistantId === null ? { assistantId: assistant.id } : {}),

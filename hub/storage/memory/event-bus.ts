@@ -5,8 +5,8 @@
  * resolves). For several hubs in one process (tests) and the port's
  * conformance suite; the embedded hub numbers events in its ThreadLog instead.
  */
-import { BusFencedError } from "../../threads/bus.ts";
-import type { BusAppend, BusEntry, BusFence, BusSnapshot, EventBus } from "../../threads/bus.ts";
+import { BusFencedError, BusStreamLostError } from "../../threads/bus.ts";
+import type { BusAppend, BusEntry, BusFence, BusOnLost, BusSnapshot, EventBus } from "../../threads/bus.ts";
 
 interface Stream {
   head: number;
@@ -58,12 +58,27 @@ export class MemoryEventBus implements EventBus {
     return first;
   }
 
-  async append(threadId: string, items: readonly BusAppend[], fence?: BusFence): Promise<number> {
+  async append(threadId: string, items: readonly BusAppend[], fence?: BusFence, onLost: BusOnLost = "fresh"): Promise<number> {
     const stream = this.#stream(threadId);
     if (fence !== undefined && stream.fence > fence.token) {
       throw new BusFencedError(`thread ${threadId}: the run's lease token ${fence.token} is older than the thread's fence`);
     }
+    if (stream.head === 0 && onLost === "ask") throw new BusStreamLostError(`thread ${threadId} has no stream on the bus`);
+    if (stream.head === 0 && typeof onLost === "object") {
+      stream.head = onLost.floor;
+      for (const pin of onLost.pins) stream.pins.set(pin.field, { seq: pin.seq, payload: pin.payload });
+    }
     return this.#append(stream, items);
+  }
+
+  /** Forgets every thread's stream, counter, pins and fence, as a Redis restarted without persistence does (tests). */
+  lose(): void {
+    for (const stream of this.#streams.values()) {
+      stream.head = 0;
+      stream.entries = [];
+      stream.pins.clear();
+      stream.fence = 0;
+    }
   }
 
   async seed(threadId: string, items: readonly BusAppend[]): Promise<number | null> {

@@ -82,7 +82,7 @@ export class MemoryReviewStore implements ReviewStore {
     return out;
   }
 
-  async createItem(input: NewReviewItem, now: number): Promise<{ item: ReviewItem; created: boolean }> {
+  async createItem(input: NewReviewItem, now: number): Promise<{ item: ReviewItem; created: boolean; revised?: boolean }> {
     const existing = this.#items.get(input.interruptId);
     if (existing !== undefined) {
       const reraised = reraiseItem(existing, input, now);
@@ -90,7 +90,7 @@ export class MemoryReviewStore implements ReviewStore {
         this.#items.set(existing.interruptId, cloneJson(reraised.next));
         this.#append(reraised.audit);
       }
-      return { item: cloneJson(reraised?.next ?? existing), created: false };
+      return { item: cloneJson(reraised?.next ?? existing), created: false, ...(reraised === undefined ? {} : { revised: true }) };
     }
     const { item, audit } = newItem(input, now);
     this.#items.set(item.interruptId, item);

@@ -245,7 +245,7 @@ export class PostgresReviewStore implements ReviewStore {
     });
   }
 
-  async createItem(input: NewReviewItem, now: number): Promise<{ item: ReviewItem; created: boolean }> {
+  async createItem(input: NewReviewItem, now: number): Promise<{ item: ReviewItem; created: boolean; revised?: boolean }> {
     const { item, audit } = newItem(input, now);
     return this.#db.transaction(async (c) => {
       // ON CONFLICT: two nodes registering the same interrupt at once both succeed, one creates.
@@ -273,7 +273,7 @@ export class PostgresReviewStore implements ReviewStore {
       if (reraised === undefined) return { item: existing, created: false };
       await this.#write(c, reraised.next);
       await this.#append(c, reraised.audit);
-      return { item: reraised.next, created: false };
+      return { item: reraised.next, created: false, revised: true };
     });
   }
 

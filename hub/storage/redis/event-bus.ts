@@ -9,7 +9,9 @@
  * order of the stream, of the seqs and of the live messages is one and the
  * same, whichever node appended. A missing counter (first use, expiry, or a
  * Redis that lost its data) starts at the appending node's Date.now() * 1000,
- * so a seq never repeats an earlier one. Every key's TTL is renewed on append.
+ * so a seq never repeats an earlier one — or, when the appender restores the
+ * thread (BusRestore), at the floor it gives, with the baseline pins it knew
+ * put back in the same script. Every key's TTL is renewed on append.
  *
  * Live delivery is Redis Pub/Sub on a second connection; a message is
  * "<first seq>\n<payload>\n<payload>…" (JSON never contains a raw newline).
@@ -20,24 +22,32 @@
  * Lua numbers are doubles: seqs stay below 2^53 and are formatted with %d.
  */
 import { Redis, type RedisOptions } from "ioredis";
-import { BusFencedError, BusUnavailableError, encodePin } from "../../threads/bus.ts";
-import type { BusAppend, BusEntry, BusFence, BusSnapshot, EventBus } from "../../threads/bus.ts";
+import { BusFencedError, BusStreamLostError, BusUnavailableError, encodePin } from "../../threads/bus.ts";
+import type { BusAppend, BusEntry, BusFence, BusOnLost, BusSnapshot, EventBus } from "../../threads/bus.ts";
 
 const APPEND = `
-local n = (#ARGV - 6) / 2
+local r = tonumber(ARGV[8])
+local base = 8 + 3 * r
+local n = (#ARGV - base) / 2
 if ARGV[6] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return -1 end
 if ARGV[4] ~= '' then
   local f = redis.call('GET', KEYS[4])
   if f and tonumber(f) > tonumber(ARGV[4]) then return -2 end
 end
-if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('SET', KEYS[1], ARGV[1]) end
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  if ARGV[7] == 'ask' then return -3 end
+  redis.call('SET', KEYS[1], ARGV[1])
+  for j = 1, r do
+    redis.call('HSET', KEYS[3], ARGV[6 + 3 * j], ARGV[7 + 3 * j] .. ' ' .. ARGV[8 + 3 * j])
+  end
+end
 local last = redis.call('INCRBY', KEYS[1], n)
 local first = last - n + 1
 local out = {}
 for i = 1, n do
   local seq = string.format('%d', first + i - 1)
-  local pin = ARGV[5 + 2 * i]
-  local payload = ARGV[6 + 2 * i]
+  local pin = ARGV[base - 1 + 2 * i]
+  local payload = ARGV[base + 2 * i]
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], seq .. '-0', 'p', payload)
   if pin ~= '' then
     local fields = string.sub(pin, 3)
@@ -143,16 +153,20 @@ export class RedisEventBus implements EventBus {
     return `${this.#prefix}x:${topic}`;
   }
 
-  async #run(items: readonly BusAppend[], threadId: string, fence: BusFence | undefined, seedOnly: boolean): Promise<number> {
+  async #run(items: readonly BusAppend[], threadId: string, fence: BusFence | undefined, seedOnly: boolean, onLost: BusOnLost = "fresh"): Promise<number> {
     if (items.length === 0) throw new RangeError("append needs at least one event");
+    const restore = typeof onLost === "object" ? onLost : undefined;
     const args: string[] = [
-      String(this.#now() * 1000),
+      String(restore ? restore.floor : this.#now() * 1000),
       String(this.#maxLen),
       this.#channel(threadId),
       fence === undefined ? "" : String(fence.token),
       String(this.#retentionMs),
       seedOnly ? "1" : "0",
+      onLost === "ask" ? "ask" : "",
+      String(restore?.pins.length ?? 0),
     ];
+    for (const pin of restore?.pins ?? []) args.push(pin.field, String(pin.seq), pin.payload);
     for (const item of items) args.push(encodePin(item.pin), item.payload);
     const append = (this.#cmd as unknown as { sbAppend: AppendCommand }).sbAppend.bind(this.#cmd);
     try {
@@ -162,9 +176,10 @@ export class RedisEventBus implements EventBus {
     }
   }
 
-  async append(threadId: string, items: readonly BusAppend[], fence?: BusFence): Promise<number> {
-    const first = await this.#run(items, threadId, fence, false);
+  async append(threadId: string, items: readonly BusAppend[], fence?: BusFence, onLost?: BusOnLost): Promise<number> {
+    const first = await this.#run(items, threadId, fence, false, onLost);
     if (first === -2) throw new BusFencedError(`thread ${threadId}: the run's lease token ${fence?.token} is older than the thread's fence`);
+    if (first === -3) throw new BusStreamLostError(`thread ${threadId} has no stream on the bus`);
     return first;
   }
 

@@ -340,7 +340,7 @@ export class SqliteReviewStore implements ReviewStore {
     });
   }
 
-  async createItem(input: NewReviewItem, now: number): Promise<{ item: ReviewItem; created: boolean }> {
+  async createItem(input: NewReviewItem, now: number): Promise<{ item: ReviewItem; created: boolean; revised?: boolean }> {
     return this.#atomic(() => {
       const existing = this.#sql.selectItem.get(input.interruptId);
       if (existing !== undefined) {
@@ -348,7 +348,7 @@ export class SqliteReviewStore implements ReviewStore {
         if (reraised === undefined) return { item: fromItemRow(existing), created: false };
         this.#write(reraised.next, existing.version);
         this.#append(reraised.audit);
-        return { item: fromItemRow(this.#sql.selectItem.get(input.interruptId) ?? existing), created: false };
+        return { item: fromItemRow(this.#sql.selectItem.get(input.interruptId) ?? existing), created: false, revised: true };
       }
       const { item, audit } = newItem(input, now);
       this.#sql.insertItem.run(toItemRow(item, 0));

@@ -83,6 +83,45 @@ describeWith("DATABASE_URL", "faults of the services several nodes share", (data
     }
   });
 
+  it("Redis back empty: the baseline the nodes know is put back, so a node that opens the thread only now still sees the question; seqs go on upward", { timeout: 60_000 }, async () => {
+    const redis = await RedisServer.start();
+    onCleanup(() => redis.close());
+    const schema = uniqueSchemaName("faults");
+    onCleanup(() => dropSchema(databaseUrl, schema));
+    const redisPrefix = `sbtest:${randomBytes(6).toString("hex")}:`;
+    const node = (i: number) => testHub({ demoTokenDelayMs: 0, cluster: { databaseUrl, schema, redisPrefix, nodeId: `node-${i}`, runLeaseMs: 1_000, redisUrl: redis.url } });
+    const a = await node(0);
+    const onA = await open(a, "t-pins");
+    await onA.request("run.start", { assistant_id: "review", input: { topic: "pins" } });
+    await onA.waitForEvent(isRootLifecycle("interrupted"), "the question");
+    const [interruptId] = interruptIdsOf(onA.events);
+    const before = Math.max(...onA.events.map((e) => e.seq ?? 0));
+
+    // Redis restarts without its data: no counter, no stream, no pins for the thread.
+    await redis.stop();
+    await redis.resume();
+    // The first event after it comes from node-0, whose log holds the baseline: a claim of the question.
+    expect(await onA.request("input.claim", { interrupt_id: interruptId })).toMatchObject({ type: "success" });
+    const claimed = await onA.waitForEvent((e) => e.method === "input.claimed", "the claim");
+    expect(claimed.seq).toBeGreaterThan(before);
+    await onA.waitForEvent((e) => e.method === "resync", "the resync (what Redis held is gone)");
+
+    // A node that opens the thread only now reads it from Redis alone: the values and the open question are there.
+    const b = await node(1);
+    const onB = await open(b, "t-pins");
+    const asked = await onB.waitForEvent((e) => e.method === "input.requested", "the open question, from the restored pins");
+    expect(asked).toMatchObject({ params: { data: { interrupt_id: interruptId } } });
+    await onB.waitForEvent((e) => e.method === "values" && e.params.namespace.length === 0, "the last values");
+    const seqs = onB.events.map((e) => e.seq ?? 0);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+    // And it is answerable there; both nodes see the end, under seqs past every earlier one.
+    expect(await onB.request("input.respond", { namespace: [], interrupt_id: interruptId, response: "approve" })).toMatchObject({ type: "success" });
+    for (const socket of [onA, onB]) {
+      const done = await socket.waitForEvent(isRootLifecycle("completed"), "the completed run");
+      expect(done.seq).toBeGreaterThan(claimed.seq!);
+    }
+  });
+
   it("Postgres down: commands fail with the retryable unavailable, nothing unstored is acknowledged; they work again when it is back", { timeout: 60_000 }, async () => {
     if (machineRedis === undefined) throw new Error("REDIS_URL is needed with DATABASE_URL for this test");
     const target = new URL(databaseUrl);

@@ -106,9 +106,9 @@ describe("error codes", () => {
 
 // Compile-time: Switchboard frames stay valid @langchain/protocol frames.
 type Spec<T extends SpecMessage> = T;
-export type EventsAreSpecMessages = Spec<Exclude<ProtocolEvent, { method: "input.claimed" | "input.released" | "input.expired" | "input.cancelled" | "input.escalated" | "input.reminder" | "presence" | "thread.status" | "resync" }>>;
+export type EventsAreSpecMessages = Spec<Exclude<ProtocolEvent, { method: "input.claimed" | "input.released" | "input.expired" | "input.cancelled" | "input.escalated" | "input.reminder" | "input.voted" | "input.reassigned" | "presence" | "thread.status" | "resync" }>>;
 export type ResponsesAreSpecMessages = Spec<Exclude<ProtocolResponse, { error: string }>>;
 type SpecCmd<T extends SpecCommand> = T;
 export type CommandsAreSpecCommands = SpecCmd<
-  Exclude<ProtocolCommand, { method: "run.cancel" | "input.claim" | "input.release" | "queue.subscribe" | "queue.unsubscribe" | "threads.subscribe" | "threads.unsubscribe" | "presence.update" }>
+  Exclude<ProtocolCommand, { method: "run.cancel" | "input.claim" | "input.release" | "input.reassign" | "queue.subscribe" | "queue.unsubscribe" | "threads.subscribe" | "threads.unsubscribe" | "presence.update" }>
 >;

@@ -14,6 +14,7 @@ const VALID: Record<CommandMethod, unknown> = {
   "input.inject": { id: 4, method: "input.inject", params: { namespace: [], message: { role: "user", content: "hi" } } },
   "input.claim": { id: 5, thread_id: "t1", method: "input.claim", params: { interrupt_id: "i1", ttl_ms: 30000 } },
   "input.release": { id: 6, thread_id: "t1", method: "input.release", params: { interrupt_id: "i1" } },
+  "input.reassign": { id: 6, thread_id: "t1", method: "input.reassign", params: { interrupt_id: "i1", queue: "legal", users: ["u_ada"], reason: "needs a lawyer" } },
   "subscription.subscribe": {
     id: 7,
     method: "subscription.subscribe",

@@ -6,17 +6,20 @@
  */
 import type { ReactNode } from "react";
 import { JsonTree } from "./json-tree.tsx";
-import { humanInterruptOf } from "../kinds/kinds.ts";
+import { humanInterruptOf, proposedCallOf } from "../kinds/kinds.ts";
 import { Markdown, looksLikeProse } from "./markdown.tsx";
 import { isRecord } from "../../../../hub/protocol/index.ts";
 
 const label = (key: string) => key.replace(/[_-]+/g, " ").replace(/^./, (c) => c.toUpperCase());
 
-/** An Agent Inbox request: its description in words, the action and its arguments. */
+/** An Agent Inbox request or a human-in-the-loop tool call: its description in words, the action and its arguments. */
 function ActionRequestView({ payload }: { payload: unknown }): ReactNode {
-  const found = humanInterruptOf(payload);
+  const inbox = humanInterruptOf(payload)?.request;
+  const call = inbox ? undefined : proposedCallOf(payload);
+  const found = inbox ? { description: inbox.description, name: inbox.action_request.action, args: inbox.action_request.args } : call;
   if (!found) return null;
-  const { description, action_request } = found.request;
+  const { description } = found;
+  const action_request = { action: found.name, args: found.args };
   return (
     <div className="payload">
       {description !== undefined && <Markdown text={description} label="Description" />}
@@ -37,7 +40,7 @@ function ActionRequestView({ payload }: { payload: unknown }): ReactNode {
 }
 
 export function PayloadView({ payload }: { payload: unknown }): ReactNode {
-  if (humanInterruptOf(payload)) return <ActionRequestView payload={payload} />;
+  if (humanInterruptOf(payload) || proposedCallOf(payload)?.count === 1) return <ActionRequestView payload={payload} />;
   if (typeof payload === "string") return looksLikeProse(payload) ? <Markdown text={payload} label="Question" /> : <p className="payload-text">{payload}</p>;
   if (!isRecord(payload)) return <JsonTree value={payload} label="Payload" />;
   const entries = Object.entries(payload).filter(([k]) => k !== "review");

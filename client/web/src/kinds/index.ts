@@ -6,8 +6,9 @@ import { humanInterruptKind } from "./human-interrupt.tsx";
 import { jsonAnswerKind } from "./json-answer.tsx";
 import type { AnswerItem, AnswerKind } from "./kinds.ts";
 import { schemaFormKind } from "./schema-form.tsx";
+import { toolActionKind } from "./tool-action.tsx";
 
-export const ANSWER_KINDS: readonly AnswerKind[] = [humanInterruptKind, schemaFormKind, jsonAnswerKind];
+export const ANSWER_KINDS: readonly AnswerKind[] = [toolActionKind, humanInterruptKind, schemaFormKind, jsonAnswerKind];
 
 export function kindFor(item: AnswerItem): AnswerKind {
   return ANSWER_KINDS.find((k) => k.matches(item)) ?? jsonAnswerKind;

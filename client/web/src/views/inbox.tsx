@@ -7,6 +7,7 @@
  */
 import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { printable, type InterruptView, type PresenceEntry, type QueueHandle, type ResolvedInterrupt } from "../../../index.ts";
+import type { ReviewActionJson } from "../../../../hub/protocol/index.ts";
 import { Avatars, peopleOf, type Person } from "../components/people.tsx";
 import { StatusPill } from "../components/status.tsx";
 import { ago, countdown, shortId, summarize } from "../format.ts";
@@ -33,6 +34,8 @@ interface Row {
   expiresAt: number | null;
   open?: InterruptView;
   resolved?: ResolvedInterrupt;
+  /** One action of a multi-action interrupt: its rows are listed together, in action order. */
+  action?: ReviewActionJson | undefined;
 }
 
 function rowOfOpen(item: InterruptView): Row {
@@ -47,6 +50,7 @@ function rowOfOpen(item: InterruptView): Row {
     requestedAt: item.review?.created_at ?? item.requested_at,
     expiresAt: item.review?.expires_at ?? null,
     open: item,
+    action: item.review?.action,
   };
 }
 
@@ -62,6 +66,7 @@ function rowOfResolved(r: ResolvedInterrupt): Row {
     requestedAt: r.review?.created_at ?? r.requested_at,
     expiresAt: r.review?.expires_at ?? null,
     resolved: r,
+    action: r.review?.action,
   };
 }
 
@@ -99,17 +104,55 @@ function Outcome({ resolved }: { resolved: ResolvedInterrupt }): ReactNode {
   return useClockText((now) => outcomeText(resolved, now));
 }
 
-const InboxRow = memo(function InboxRow({ row, looking, selected, me }: { row: Row; looking: Person[]; selected: boolean; me: string }): ReactNode {
+/**
+ * The actions of one interrupt stay together, in action order, where the
+ * first of them sorts; everything else keeps its order.
+ */
+export function groupActions<T extends { action?: ReviewActionJson | undefined; threadId: string }>(rows: readonly T[]): T[] {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    if (!row.action) continue;
+    const key = `${row.threadId}/${row.action.interrupt_id}`;
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  const out: T[] = [];
+  const placed = new Set<string>();
+  for (const row of rows) {
+    if (!row.action) {
+      out.push(row);
+      continue;
+    }
+    const key = `${row.threadId}/${row.action.interrupt_id}`;
+    if (placed.has(key)) continue;
+    placed.add(key);
+    out.push(...(groups.get(key) ?? []).sort((a, b) => (a.action?.index ?? 0) - (b.action?.index ?? 0)));
+  }
+  return out;
+}
+
+const InboxRow = memo(function InboxRow({ row, looking, selected, me, first }: { row: Row; looking: Person[]; selected: boolean; me: string; first: boolean }): ReactNode {
   const claimedBy = row.open?.claimed_by;
   const done = row.resolved !== undefined;
   const others = looking.filter((p) => p.sub !== me);
+  // A one-action request reads like any question: no group to show.
+  const action = row.action !== undefined && row.action.count > 1 ? row.action : undefined;
   return (
-    <tr className={`${done ? "row-done" : ""} ${selected ? "row-selected" : ""}`} data-interrupt={row.interruptId} aria-selected={selected}>
+    <tr className={`${done ? "row-done" : ""} ${selected ? "row-selected" : ""} ${action ? `row-action ${first ? "row-action-first" : ""}` : ""}`} data-interrupt={row.interruptId} aria-selected={selected}>
       <td className="cell-what">
+        {action && first && (
+          <div className="group-head small muted">
+            One request from the agent, {action.count} action{action.count === 1 ? "" : "s"} — each decided on its own
+          </div>
+        )}
         <a href={hrefOf({ view: "item", threadId: row.threadId, interruptId: row.interruptId })} className="item-link" data-row-link>
           {summarize(row.payload)}
         </a>
         <div className="cell-sub">
+          {action && (
+            <span className="tag tag-action" title={`allows ${action.allowed.join(", ")}`}>
+              action {action.index + 1} of {action.count}
+            </span>
+          )}
           {row.assistant && <span>{row.assistant}</span>}
           <a href={hrefOf({ view: "thread", threadId: row.threadId })} className="muted" aria-label={`Run view of thread ${row.threadId}`}>
             {shortId(row.threadId)}
@@ -194,7 +237,7 @@ export function InboxView({ queue }: { queue: QueueHandle }): ReactNode {
       expiry: (a, b) => (a.expiresAt ?? Infinity) - (b.expiresAt ?? Infinity) || time(a) - time(b),
     };
     // Open items first; what was resolved sinks below them.
-    return filtered.sort((a, b) => Number(a.resolved !== undefined) - Number(b.resolved !== undefined) || sorters[sort](a, b));
+    return groupActions(filtered.sort((a, b) => Number(a.resolved !== undefined) - Number(b.resolved !== undefined) || sorters[sort](a, b)));
   }, [items, resolved, queueFilter, assistantFilter, sort, now]);
 
   const queues = useMemo(() => [...new Set(items.map((i) => i.review?.queue ?? "default"))].sort(), [items]);
@@ -300,7 +343,14 @@ export function InboxView({ queue }: { queue: QueueHandle }): ReactNode {
           </thead>
           <tbody ref={tableRef}>
             {rows.map((row, i) => (
-              <InboxRow key={row.key} row={row} looking={looking.get(row.interruptId) ?? NOBODY} selected={i === selected} me={me.principal.sub} />
+              <InboxRow
+                key={row.key}
+                row={row}
+                looking={looking.get(row.interruptId) ?? NOBODY}
+                selected={i === selected}
+                me={me.principal.sub}
+                first={row.action !== undefined && rows[i - 1]?.action?.interrupt_id !== row.action.interrupt_id}
+              />
             ))}
           </tbody>
         </table>

@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
 import { printable, HubClientError, type QueueHandle } from "../../../index.ts";
-import type { ReviewRecord } from "../../../../hub/protocol/index.ts";
+import type { ReviewActionJson, ReviewRecord } from "../../../../hub/protocol/index.ts";
 import { PayloadView } from "../components/payload.tsx";
 import { Avatars, peopleOf } from "../components/people.tsx";
 import { StatusPill } from "../components/status.tsx";
@@ -41,6 +41,8 @@ export function refusalText(error: HubClientError, now: number): string {
       return "The run that asked was cancelled; the question is void.";
     case "invalid_argument":
       return `The hub refused the answer: ${error.message}`;
+    case "stale_payload":
+      return "This item changed since you opened it (the run's state was edited or the question asked again). Your answer was not sent; it is still below. Reload to see what is asked now.";
     case "connection_lost":
     case "timeout":
       return `${error.message}. Check the item's status before sending again.`;
@@ -58,25 +60,113 @@ function notCandidateReason(record: ReviewRecord, me: { sub: string; roles: read
   return `This item is routed to ${who}; you are not one of its candidates.`;
 }
 
+/** A quorum item's progress in its current stage (REST `quorum.progress`), when it has one. */
+interface Progress {
+  approved: number;
+  rejected: number;
+  required: number;
+  approvers: string[];
+  rejecters: string[];
+  stage: number;
+  stages: number;
+  stage_name: string | null;
+}
+
+function quorumProgressOf(record: ReviewRecord | null): Progress | undefined {
+  const quorum = record === null ? undefined : (Reflect.get(record, "quorum") as { progress?: Progress } | undefined);
+  const p = quorum?.progress;
+  return p && typeof p.approved === "number" && typeof p.required === "number" && Array.isArray(p.approvers) ? p : undefined;
+}
+
+/** `2 of 3 approved: Rita, Sam` (and the stage, and who rejected). */
+export function progressText(p: Progress): string {
+  const names = p.approvers.map((n) => printable(n)).join(", ");
+  const stage = p.stages > 1 ? ` · stage ${p.stage + 1} of ${p.stages}${p.stage_name ? ` (${printable(p.stage_name)})` : ""}` : "";
+  const rejected = p.rejected > 0 ? ` · rejected by ${(p.rejecters ?? []).map((n) => printable(n)).join(", ")}` : "";
+  return `${p.approved} of ${p.required} approved${names ? `: ${names}` : ""}${stage}${rejected}`;
+}
+
+/** The other actions the agent proposed in the same request: each its own item, each decided on its own. */
+function ActionSiblings({ threadId, interruptId, action, refreshKey }: { threadId: string; interruptId: string; action: ReviewActionJson; refreshKey: string }): ReactNode {
+  const { client } = useSession();
+  const [records, setRecords] = useState<Array<ReviewRecord | { interrupt_id: string; hidden: string }>>([]);
+  useEffect(() => {
+    let gone = false;
+    const ids = Array.from({ length: action.count }, (_, i) => `${action.interrupt_id}.${i}`);
+    void Promise.all(ids.map((id) => client.reviewItem(id).catch((e: unknown) => ({ interrupt_id: id, hidden: e instanceof HubClientError ? e.code : "unknown_error" })))).then((all) => !gone && setRecords(all));
+    return () => {
+      gone = true;
+    };
+  }, [client, action.interrupt_id, action.count, refreshKey]);
+  return (
+    <section className="card siblings" aria-labelledby="siblings-h">
+      <h2 id="siblings-h">This request's actions</h2>
+      <p className="small muted">The agent continues once all {action.count} are decided, with every decision in order; a rejected one never drops the approved ones.</p>
+      <ol className="sibling-list">
+        {records.map((r, i) => {
+          const mine = r.interrupt_id === interruptId;
+          if ("hidden" in r) {
+            return (
+              <li key={r.interrupt_id}>
+                <span className="mono">action {i + 1}</span> <span className="muted">— routed to someone else</span>
+              </li>
+            );
+          }
+          const name = Reflect.get(r, "action")?.name ?? `action ${i + 1}`;
+          const answer = r.answer;
+          return (
+            <li key={r.interrupt_id} aria-current={mine ? "true" : undefined}>
+              {mine ? <strong className="mono">{String(name)}</strong> : <a className="mono" href={hrefOf({ view: "item", threadId, interruptId: r.interrupt_id })}>{String(name)}</a>} <StatusPill status={r.status} />
+              <span className="small muted">
+                {" "}
+                {r.queue}
+                {answer ? ` · ${decisionWord(answer.response)} by ${printable(answer.answered_by.name)}` : ""}
+                {!answer && quorumProgressOf(r) ? ` · ${progressText(quorumProgressOf(r)!)}` : ""}
+              </span>
+            </li>
+          );
+        })}
+      </ol>
+    </section>
+  );
+}
+
+function decisionWord(response: unknown): string {
+  const type = typeof response === "object" && response !== null ? Reflect.get(response, "type") : undefined;
+  return typeof type === "string" ? `${type}${type.endsWith("e") ? "d" : "ed"}`.replace("responsed", "responded").replace("editted", "edited") : "answered";
+}
+
 export function ItemView({ threadId, interruptId, queue }: { threadId: string; interruptId: string; queue: QueueHandle }): ReactNode {
   const { client, me } = useSession();
   const { thread, error: subscribeError } = useThread(threadId);
   const pending = useThreadSlice(thread, "interrupts");
   const resolvedList = useThreadSlice(thread, "resolved");
   const threadPresence = useThreadSlice(thread, "presence");
-  const { items: inboxItems, presence: inboxPresence } = useQueueItems(queue);
+  const { items: inboxItems, resolved: inboxResolved, presence: inboxPresence } = useQueueItems(queue);
   const now = useNow(1000);
   const [record, setRecord] = useState<ReviewRecord | null>(null);
   const [loadError, setLoadError] = useState<HubClientError | null>(null);
   const [outcome, setOutcome] = useState<Outcome>(null);
 
-  const open = pending.find((i) => i.interrupt_id === interruptId);
-  const resolved = resolvedList.findLast((r) => r.interrupt_id === interruptId);
   const inboxItem = inboxItems.find((i) => i.interrupt_id === interruptId && i.thread_id === threadId);
+  // One action of a multi-action interrupt is an item the thread never asked by that id: its live state is the queue's.
+  const open = pending.find((i) => i.interrupt_id === interruptId) ?? inboxItem;
+  const resolved = resolvedList.findLast((r) => r.interrupt_id === interruptId) ?? inboxResolved.findLast((r) => r.interrupt_id === interruptId && r.thread_id === threadId);
+  // Votes, reassignments and the other actions' answers change the record without changing this item's status.
+  const [revisionKey, setRevisionKey] = useState(0);
+  useEffect(
+    () =>
+      thread.on("event", (event) => {
+        const data = event.params.data as { interrupt_id?: unknown; interrupt_ids?: unknown };
+        const ids = [data.interrupt_id, ...(Array.isArray(data.interrupt_ids) ? data.interrupt_ids : [])];
+        if (event.method.startsWith("input.") && ids.some((id) => typeof id === "string" && (id === interruptId || id.split(".")[0] === interruptId.split(".")[0]))) setRevisionKey((k) => k + 1);
+      }),
+    [thread, interruptId],
+  );
   const reviewer = hasRole(me, "reviewer");
 
   // The record (routing, answer, audit, may I answer) is re-read whenever the live status moves.
-  const statusKey = `${open?.status ?? ""}|${open?.claimed_by?.sub ?? ""}|${resolved?.outcome ?? ""}`;
+  const statusKey = `${open?.status ?? ""}|${open?.claimed_by?.sub ?? ""}|${resolved?.outcome ?? ""}|${revisionKey}`;
   useEffect(() => {
     let gone = false;
     client.reviewItem(interruptId).then(
@@ -151,7 +241,9 @@ export function ItemView({ threadId, interruptId, queue }: { threadId: string; i
   }, [nextItem, pendingNow, reviewer, readOnlyReason, toggleClaim]);
 
   const lookers = peopleOf([...threadPresence, ...inboxPresence], (s) => s["looking_at"] === interruptId).filter((p) => p.sub !== me.principal.sub);
-  const answerItem = { interruptId, payload, responseSchema: record?.routing.response_schema ?? inboxItem?.review?.response_schema };
+  const action = record?.action ?? inboxItem?.review?.action ?? resolved?.review?.action;
+  const answerItem = { interruptId, payload, responseSchema: record?.routing.response_schema ?? inboxItem?.review?.response_schema, action };
+  const progress = quorumProgressOf(record);
   const kind = kindFor(answerItem);
   const Form = kind.Form;
 
@@ -184,6 +276,7 @@ export function ItemView({ threadId, interruptId, queue }: { threadId: string; i
           {record?.node && <span className="mono muted">{record.node}</span>}
           {record?.created_at && <span className="muted">asked {ago(record.created_at, now)}</span>}
           {expiresAt !== null && pendingNow && <span className="text-warn">expires {countdown(expiresAt, now)}</span>}
+          {progress && <span className="quorum">{progressText(progress)}</span>}
           {lookers.length > 0 && (
             <span className="looking">
               <Avatars people={lookers} label="Also looking" /> <span className="small muted">also looking: {lookers.map((p) => p.name).join(", ")}</span>
@@ -196,7 +289,7 @@ export function ItemView({ threadId, interruptId, queue }: { threadId: string; i
           {subscribeError.message}
         </div>
       )}
-      <div className="item-grid">
+      <div className={action && action.count > 1 ? "item-grid with-siblings" : "item-grid"}>
         <section className="card" aria-labelledby="asked-h">
           <h2 id="asked-h">What is asked</h2>
           {payload === undefined ? <p className="muted">Loading…</p> : <PayloadView payload={payload} />}
@@ -234,11 +327,20 @@ export function ItemView({ threadId, interruptId, queue }: { threadId: string; i
           {outcome?.kind === "refused" && (
             <p className="notice notice-bad" role="alert">
               {refusalText(outcome.error, now)}
+              {outcome.error.code === "stale_payload" && (
+                <>
+                  {" "}
+                  <button type="button" className="btn btn-small" onClick={() => (setOutcome(null), setRevisionKey((k) => k + 1))}>
+                    Reload
+                  </button>
+                </>
+              )}
             </p>
           )}
           {!readOnlyReason && (reviewer || pendingNow) && payload !== undefined && <Form item={answerItem} disabled={disabled} submit={submit} draftKey={`${threadId}.${interruptId}`} />}
           <p className="hint">{kind.label}</p>
         </section>
+        {action && action.count > 1 && <ActionSiblings threadId={threadId} interruptId={interruptId} action={action} refreshKey={statusKey} />}
         <section className="card audit" aria-labelledby="audit-h">
           <h2 id="audit-h">History</h2>
           {record?.audit && record.audit.length > 0 ? (

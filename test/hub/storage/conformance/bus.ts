@@ -4,7 +4,7 @@
  * clients of one Redis, or one memory bus twice) with a small replay bound.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { BusAppend, BusEntry, EventBus } from "../../../../hub/threads/bus.ts";
+import { BusStreamLostError, type BusAppend, type BusEntry, type EventBus } from "../../../../hub/threads/bus.ts";
 
 export interface BusFixture {
   nodes: [EventBus, EventBus, EventBus];
@@ -47,6 +47,24 @@ export function describeBusConformance(name: string, make: () => Promise<BusFixt
       expect((await a.read("t", first + 1, 100)).entries.map((e) => e.seq)).toEqual([first + 2, first + 3]);
       expect((await a.read("t", 0, 2)).entries.map((e) => e.seq)).toEqual([first, first + 1]);
       expect(await a.read("nothing", 0, 10)).toEqual({ pins: [], entries: [], oldest: null, head: 0 });
+    });
+
+    it("a thread without a counter (new, or lost): \"ask\" refuses and appends nothing; a restore starts it at its floor with its pins", async () => {
+      await expect(a.append("lost", [event(1)], undefined, "ask")).rejects.toBeInstanceOf(BusStreamLostError);
+      expect(await b.read("lost", 0, 10)).toMatchObject({ entries: [], head: 0 });
+      const floor = Date.now() * 1000 + 5_000_000;
+      const values = { seq: floor - 7, payload: JSON.stringify({ type: "event", n: 0 }), field: "values" };
+      const asked = { seq: floor - 2, payload: JSON.stringify({ type: "event", n: -1 }), field: "q:i1" };
+      // The batch after the restore applies its own pins on top: it sets lifecycle and answers q:i1.
+      const first = await a.append("lost", [event(1, { set: "lifecycle" }), event(2, { delete: ["q:i1"] })], undefined, { floor, pins: [values, asked] });
+      expect(first).toBe(floor + 1);
+      const read = await c.read("lost", 0, 10);
+      expect(read.entries.map((e) => e.seq)).toEqual([floor + 1, floor + 2]);
+      expect(read.pins).toEqual([{ seq: values.seq, payload: values.payload }, { seq: floor + 1, payload: event(1).payload }]);
+      // A stream that has its counter ignores what an append says about a lost one.
+      expect(await b.append("lost", [event(3)], undefined, "ask")).toBe(floor + 3);
+      expect(await c.append("lost", [event(4)], undefined, { floor: 1, pins: [{ ...values, field: "x" }] })).toBe(floor + 4);
+      expect((await a.read("lost", 0, 10)).pins).toHaveLength(2);
     });
 
     it("delivers every node's appends live, in seq order, to every listening node", async () => {

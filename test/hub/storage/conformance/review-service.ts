@@ -50,13 +50,18 @@ export function serviceTests(store: () => ReviewStore): void {
           thread_id: "t1",
           run_id: "r1",
           method: "input.requested",
-          params: { namespace: ["branch:1"], node: "review", timestamp: T0, data: { interrupt_id: "i1", payload: { review: { queue: "legal", expiresIn: "later" } } } },
+          params: { namespace: ["branch:1"], node: "review", timestamp: T0, data: { interrupt_id: "i1", payload: { review: { queue: "legal", expiresIn: "later" } }, payload_digest: first.item.payloadDigest } },
         },
       },
     ]);
-    const again = await reviews.onInterruptRequested(request("i1"));
+    const again = await reviews.onInterruptRequested(request("i1", { review: { queue: "legal", expiresIn: "later" } }));
     expect(again.created).toBe(false);
     expect(events).toHaveLength(1);
+    // Raised again with another payload: a new revision, and queues get it again with its new digest.
+    const reraised = await reviews.onInterruptRequested(request("i1", { review: { queue: "legal" }, draft: "changed" }));
+    expect(reraised.item).toMatchObject({ revision: 1, payload: { draft: "changed" } });
+    expect(events).toHaveLength(2);
+    expect(events[1]).toMatchObject({ audience: "queue", event: { method: "input.requested", params: { data: { payload_digest: reraised.item.payloadDigest } } } });
   });
 
   it("50 concurrent answers: one success, 49 already_answered naming the winner, one input.answered, one resume", async () => {

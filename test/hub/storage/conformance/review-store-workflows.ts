@@ -201,7 +201,7 @@ export function workflowTests(store: () => ReviewStore): void {
     const same = await store().createItem(newItem("i1", { runId: "r2" }), T0 + 1);
     expect(same).toEqual({ item, created: false });
     const changed = await store().createItem(newItem("i1", { runId: "r2", payload: { kind: "review", draft: "Hello again" } }), T0 + 2);
-    expect(changed.created).toBe(false);
+    expect(changed).toMatchObject({ created: false, revised: true });
     expect(changed.item).toMatchObject({ payload: { kind: "review", draft: "Hello again" }, revision: 1, runId: "r1" });
     expect(changed.item.payloadDigest).toBe(payloadDigest({ kind: "review", draft: "Hello again" }, 1));
     expect(await store().getItem("i1")).toEqual(changed.item);

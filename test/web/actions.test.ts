@@ -1,0 +1,70 @@
+/**
+ * Per-action decisions in Chromium against a real hub: the `expense-approval`
+ * demo proposes a refund and an email in ONE interrupt; the refund's finance
+ * reviewer and the email's support reviewer each see their own action in
+ * their inbox (grouped as one request, "action i of 2"), answer it with only
+ * the decisions its config allows (the email edited, the refund rejected),
+ * see the other action's state, and the run resumes once with both.
+ */
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { hasChromium } from "../support/browser.ts";
+import { UI, WebHarness, token } from "./harness.ts";
+
+const h = new WebHarness();
+beforeAll(() => h.open(), 60_000);
+afterAll(() => h.close());
+
+const rowOf = (page: Page, name: string | RegExp) => page.getByRole("row").filter({ has: page.getByRole("link", { name }) });
+
+describe.skipIf(!hasChromium())("per-action items in Chromium", { timeout: 90_000 }, () => {
+  it("two actions of one interrupt in two inboxes: each answered with what its config allows; one resume with both decisions", async () => {
+    const hub = await h.hub();
+    const olive = h.sdk(hub, await token("u_olive", "Olive", ["operator", "observer"]));
+    const rita = await h.person(hub, "rita", "Rita", ["reviewer", "observer"]);
+    const sid = await h.person(hub, "sid", "Sid", ["reviewer", "observer"]);
+    await olive.thread("exp-web").run("expense-approval", {});
+
+    // Each inbox lists its own action, tagged as one of two actions of one request.
+    const refundRow = rowOf(rita, /^issue_refund\(order: "A-1027", amount: 120/);
+    await refundRow.waitFor(UI);
+    expect(await refundRow.textContent()).toContain("action 1 of 2");
+    expect(await refundRow.textContent()).toContain("One request from the agent, 2 actions");
+    expect(await refundRow.textContent()).toContain("finance");
+    const emailRow = rowOf(sid, /^send_email\(to: "ada@example.com"/);
+    await emailRow.waitFor(UI);
+    expect(await emailRow.textContent()).toContain("action 2 of 2");
+    // Sid is no finance candidate: the refund never reaches his inbox.
+    expect(await rowOf(sid, /^issue_refund/).count()).toBe(0);
+
+    // The email: Approve / Edit / Reject as its config allows, no Respond; the edit is sent as edited_action.
+    await emailRow.getByRole("link", { name: /^send_email/ }).click();
+    await sid.getByRole("heading", { name: "This request's actions" }).waitFor(UI);
+    for (const name of ["Approve", "Edit", "Reject"]) await sid.getByRole("button", { name, exact: true }).waitFor(UI);
+    expect(await sid.getByRole("button", { name: "Respond", exact: true }).count()).toBe(0);
+    await sid.getByRole("button", { name: "Edit", exact: true }).click();
+    await sid.getByLabel("subject").fill("Your refund is on its way");
+    await sid.getByRole("button", { name: "Send edited action" }).click();
+    await sid.getByRole("status").filter({ hasText: "The run resumes once its other questions are answered" }).waitFor(UI);
+
+    // The refund: only Approve and Reject; Rita sees the email already decided.
+    await refundRow.getByRole("link", { name: /^issue_refund/ }).click();
+    await rita.getByRole("button", { name: "Approve", exact: true }).waitFor(UI);
+    expect(await rita.getByRole("button", { name: "Edit", exact: true }).count()).toBe(0);
+    const siblings = rita.getByRole("region", { name: "This request's actions" });
+    await siblings.getByText(/edited by Sid/).waitFor(UI);
+    await rita.getByRole("button", { name: "Reject", exact: true }).click();
+    await rita.getByLabel("Why (the agent reads it; optional)").fill("Receipt missing");
+    await rita.getByRole("button", { name: "Send rejection" }).click();
+    await rita.getByRole("status").filter({ hasText: "The run resumed." }).waitFor(UI);
+
+    // One resume: the edited email ran, the rejected refund was answered with the reason.
+    const messages = async () => ((await olive.thread("exp-web").getState())["messages"] ?? []) as Array<{ type: string; name?: string; status?: string; content: unknown }>;
+    await vi.waitFor(async () => expect((await messages()).at(-1)?.type).toBe("ai"), UI);
+    expect((await messages()).filter((m) => m.type === "tool").map((m) => [m.name, m.status, m.content])).toEqual([
+      ["issue_refund", "error", "rejected by the reviewer: Receipt missing"],
+      ["send_email", "success", 'Email "Your refund is on its way" sent to ada@example.com'],
+    ]);
+    await siblings.getByText(/rejected by Rita/).waitFor(UI);
+  });
+});
