@@ -105,6 +105,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     transform: config.transformEvent,
     inUse: (threadId) => runs.isBusy(threadId),
     bus: storage.bus,
+    seedOf: (threadId) => runs.seedOfThread(threadId),
     onError: (error, context) => logger.error(`${context}: ${String(error)}`),
   });
   const nodeId = cluster?.nodeId ?? defaultNodeId();

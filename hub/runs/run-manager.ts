@@ -13,7 +13,7 @@ import type { Logger } from "../logger.ts";
 import { SwitchboardError, assertNever, utf8Bytes, type ProtocolEvent } from "../protocol/index.ts";
 import { HubRecordExistsError } from "./records.ts";
 import { type HubStore, type MultitaskStrategy, type RunRecord, type ThreadRecord, type ThreadStatus } from "./store.ts";
-import type { ThreadLog, ThreadLogs } from "../threads/index.ts";
+import type { ThreadLog, ThreadLogs, ThreadSeed } from "../threads/index.ts";
 import { resumeMapOf, type ResumeOrder } from "./answers.ts";
 import { RunAbort, executeRun, pendingIds, readHead, type ExecutionResult, type RunOptions, type RunPlan } from "./execute.ts";
 import type { LeaseHolder, TakenLease } from "./leases.ts";
@@ -162,6 +162,17 @@ export class RunManager {
   /** The thread's event log; a thread with state from an earlier process is seeded from it. */
   openLog(thread: ThreadRecord): Promise<ThreadLog> {
     return this.#o.logs.open(thread.threadId, () => seedOf(thread, this.#o));
+  }
+
+  /**
+   * The thread's baseline read from the checkpoint, by id alone (the tenant is
+   * its runs'): for a node that must restore a thread's stream on the bus
+   * without its log open here. null: no run, no thread, or no state.
+   */
+  async seedOfThread(threadId: string): Promise<ThreadSeed | null> {
+    const [run] = await this.#o.store.listRuns(threadId, { limit: 1 });
+    const thread = run && (await this.#o.store.getThread(threadId, run.tenant));
+    return thread ? seedOf(thread, this.#o) : null;
   }
 
   /** Interrupt ids the thread's latest checkpoint waits on (none for a thread that never ran). */

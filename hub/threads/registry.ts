@@ -41,6 +41,8 @@ export interface ThreadLogsOptions {
   bus?: EventBus;
   outbox?: Partial<OutboxLimits>;
   onError?: (error: unknown, context: string) => void;
+  /** Several nodes: a thread's baseline from its checkpoint, to restore a lost stream without the thread's log open here. */
+  seedOf?: (threadId: string) => Promise<ThreadSeed | null>;
 }
 
 export class ThreadLogs {
@@ -157,7 +159,7 @@ export class ThreadLogs {
         budget: this.#budget,
         onError: (error) => this.#options.onError?.(error, `publishing thread ${threadId} to the bus`),
         onFenced: (token) => this.#fenced.get(threadId)?.(token),
-        restore: async () => this.#restoreOf(threadId),
+        restore: () => this.#restoreOf(threadId),
         // Nothing held, nothing in flight: the next event makes a new one (order is kept — this one has nothing left).
         onIdle: () => {
           if (this.#outboxes.get(threadId) === created) this.#outboxes.delete(threadId);
@@ -175,19 +177,30 @@ export class ThreadLogs {
    * higher), and its log's baseline — last values and lifecycle, open
    * questions — is put back as the thread's pins, so a node that opens the
    * thread later still gets it. Subscribers here get a resync from the gap.
-   * Without a log here the stream starts fresh (as for a new thread).
+   * Without a log here, the baseline is read from the checkpoint (as a new
+   * log is seeded) and numbered from the clock; a thread with neither starts
+   * fresh.
    */
-  #restoreOf(threadId: string): BusRestore {
+  async #restoreOf(threadId: string): Promise<BusRestore> {
     const floor = (this.#options.now ?? Date.now)() * 1000;
     const log = this.#logs.get(threadId);
-    if (log === undefined || log.headSeq === 0) return { floor, pins: [] };
-    const pins = log.baselineEntries().flatMap((entry) => {
-      const pin = pinFor(entry.event);
-      if (pin === null || !("set" in pin)) return [];
-      const { seq: _seq, event_id: _eventId, ...event } = entry.event;
-      return [{ field: pin.set, seq: entry.seq, payload: JSON.stringify(event) }];
+    if (log !== undefined && log.headSeq > 0) {
+      const pins = log.baselineEntries().flatMap((entry) => {
+        const pin = pinFor(entry.event);
+        if (pin === null || !("set" in pin)) return [];
+        const { seq: _seq, event_id: _eventId, ...event } = entry.event;
+        return [{ field: pin.set, seq: entry.seq, payload: JSON.stringify(event) }];
+      });
+      return { floor: Math.max(floor, log.headSeq), pins };
+    }
+    const seed = log === undefined ? await this.#options.seedOf?.(threadId) : null;
+    const raw = seed?.events ?? [];
+    const events = this.#options.transform ? raw.flatMap((e) => this.#transformOne(threadId, e)) : raw;
+    const pins = events.flatMap((event) => {
+      const pin = pinFor(event);
+      return pin !== null && "set" in pin ? [{ field: pin.set, payload: JSON.stringify(event) }] : [];
     });
-    return { floor: Math.max(floor, log.headSeq), pins };
+    return { floor: floor + pins.length, pins: pins.map((pin, i) => ({ ...pin, seq: floor + i + 1 })) };
   }
 
   /**

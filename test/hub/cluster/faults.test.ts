@@ -122,6 +122,37 @@ describeWith("DATABASE_URL", "faults of the services several nodes share", (data
     }
   });
 
+  it("Redis back empty, first event from a node without the thread's log: the baseline is put back from the checkpoint", { timeout: 60_000 }, async () => {
+    const redis = await RedisServer.start();
+    onCleanup(() => redis.close());
+    const schema = uniqueSchemaName("faults");
+    onCleanup(() => dropSchema(databaseUrl, schema));
+    const redisPrefix = `sbtest:${randomBytes(6).toString("hex")}:`;
+    const node = (i: number) => testHub({ demoTokenDelayMs: 0, cluster: { databaseUrl, schema, redisPrefix, nodeId: `node-${i}`, runLeaseMs: 1_000, redisUrl: redis.url } });
+    const [a, b] = [await node(0), await node(1)];
+    const onA = await open(a, "t-seed");
+    await onA.request("run.start", { assistant_id: "review", input: { topic: "pins" } });
+    await onA.waitForEvent(isRootLifecycle("interrupted"), "the question");
+    const [interruptId] = interruptIdsOf(onA.events);
+    const before = Math.max(...onA.events.map((e) => e.seq ?? 0));
+    await redis.stop();
+    await redis.resume();
+    // The claim is taken over HTTP on node-1, where nobody watches the thread (no log there).
+    const res = await fetch(`${b.url}/threads/t-seed/commands`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: 1, method: "input.claim", params: { interrupt_id: interruptId } }) });
+    expect(await res.json()).toMatchObject({ type: "success" });
+    const claimed = await onA.waitForEvent((e) => e.method === "input.claimed", "the claim, through the bus");
+    expect(claimed.seq).toBeGreaterThan(before);
+    await onA.waitForEvent((e) => e.method === "resync", "the resync");
+    // A node that opens the thread only now: the question and the values, read back from Redis.
+    const c = await node(2);
+    const onC = await open(c, "t-seed");
+    await onC.waitForEvent((e) => e.method === "input.requested" && e.params.data.interrupt_id === interruptId, "the open question, restored from the checkpoint");
+    await onC.waitForEvent((e) => e.method === "values" && e.params.namespace.length === 0, "the last values");
+    const seqs = onC.events.map((e) => e.seq ?? 0);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+    expect(Math.min(...seqs)).toBeGreaterThan(before);
+  });
+
   it("Postgres down: commands fail with the retryable unavailable, nothing unstored is acknowledged; they work again when it is back", { timeout: 60_000 }, async () => {
     if (machineRedis === undefined) throw new Error("REDIS_URL is needed with DATABASE_URL for this test");
     const target = new URL(databaseUrl);
