@@ -14,6 +14,8 @@ import { internalsOf } from "../../../../hub/hub.ts";
 import type { ProtocolEvent } from "../../../../hub/protocol/index.ts";
 import { describeWith, dropSchema, serviceUrl, uniqueSchemaName } from "../../../support/services.ts";
 import { onCleanup, testHub } from "../../../support/hub.ts";
+import { newSecret } from "../../../../hub/review/webhooks/sign.ts";
+import { startReceiver } from "../webhooks/receiver.ts";
 import { REVIEWER, TestSocket, WAIT, authHeaders, isRootLifecycle, ok, openAs, reviewHub, startAndWait, tempDataDir, testAssistants, wsUrl } from "./helpers.ts";
 
 const MIN = 60_000;
@@ -140,6 +142,32 @@ describe("review timers in a hub", () => {
     expect(ok(await carol.request("input.respond", { namespace: [], interrupt_id: id, response: "late" }, { thread_id: "t-keep" }))).toMatchObject({ resumed: true });
     await carol.waitForEvent(isRootLifecycle("completed"), "the kept run completed");
     expect(count(carol.events, "input.expired", id!)).toBe(0);
+  });
+});
+
+describe("review timers to people outside the hub", () => {
+  it("escalations, reminders and a deny reach a webhook endpoint that asks for them, signed", async () => {
+    let now = Date.now();
+    const secret = newSecret();
+    const receiver = await startReceiver(secret);
+    const endpoint = { id: "pager", url: receiver.url, secret, tenant: "acme", events: ["input.escalated", "input.reminder", "input.expired"] };
+    let started: Awaited<ReturnType<typeof reviewHub>> | undefined;
+    // Registered first: runs after the hub's own cleanup closed it.
+    onCleanup(() => expect(started && internalsOf(started).webhooks.dispatcher?.timerArmed).toBe(false));
+    const hub = (started = await reviewHub({ review: { clock: () => now }, webhooks: { endpoints: [endpoint], retryBaseMs: 20, retryMaxMs: 100 } }));
+    const review = { users: ["carol"], expiresIn: "30m", onExpire: { action: "deny" }, escalation: [{ after: "10m", queue: "managers" }], remind: { every: "20m" } };
+    const { ids: [id] } = await startAndWait(hub, "t-hook", "gate", { review });
+    for (const step of [10, 10, 10]) {
+      now += step * MIN;
+      await internalsOf(hub).reviews.tick();
+    }
+    await vi.waitFor(() => expect(receiver.accepted.map((r) => r.type)).toEqual(["input.escalated", "input.reminder", "input.expired"]), WAIT);
+    expect(receiver.received.every((r) => r.verified)).toBe(true);
+    expect(receiver.accepted.map((r) => r.data)).toEqual([
+      expect.objectContaining({ interrupt_id: id, queue: "managers", step: 1, from: { queue: "default", users: ["carol"], roles: [] } }),
+      expect.objectContaining({ interrupt_id: id, queue: "managers", reminder: 1 }),
+      expect.objectContaining({ interrupt_id: id, action: "deny", reason: "the review expired without an answer" }),
+    ]);
   });
 });
 
