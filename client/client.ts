@@ -67,6 +67,8 @@ const QUEUE_EVENTS: ReadonlySet<string> = new Set([
   "input.cancelled",
   "input.escalated",
   "input.reminder",
+  "input.reassigned",
+  "input.voted",
   "presence",
 ]);
 
@@ -247,6 +249,8 @@ function wantsQueueEvent(queue: QueueHandle, event: ProtocolEvent, threadSubscri
     case "input.cancelled":
     case "input.escalated":
     case "input.reminder":
+    case "input.reassigned":
+    case "input.voted":
       return queue.knows(event.thread_id, event.params.data.interrupt_id);
     case "presence":
       return Reflect.get(event.params.data, "queue") === queue.name;

@@ -7,7 +7,7 @@ export { HubClient } from "./client.ts";
 export type { HubClientOptions } from "./client.ts";
 export { ThreadHandle, DEFAULT_CHANNELS } from "./thread.ts";
 export { PRESENCE_RENEW_MS } from "./local-presence.ts";
-export type { Answer, RunOptions, SubscribeOptions, Subscription, ThreadEvents } from "./thread.ts";
+export type { Answer, ReassignRequest, RunOptions, SubscribeOptions, Subscription, ThreadEvents } from "./thread.ts";
 export { QueueHandle } from "./queue.ts";
 export type { QueueEvents } from "./queue.ts";
 export { ThreadListHandle, upsertThread } from "./thread-list.ts";

@@ -95,13 +95,23 @@ export class QueueHandle {
     await this.#conn.request({ method: "queue.unsubscribe", params: { subscription_id: id } });
   }
 
-  /** Answers an item (first authorized answer wins: `already_answered` otherwise). */
-  async answer(item: InterruptView, value: unknown): Promise<void> {
+  /**
+   * Answers an item (first authorized answer wins: `already_answered` otherwise),
+   * bound to the payload it shows: `stale_payload` when the item changed since
+   * (its `payload_digest` is sent along when the view has one; `bind: false` sends none).
+   */
+  async answer(item: InterruptView, value: unknown, options: { bind?: boolean } = {}): Promise<void> {
+    const digest = options.bind === false ? undefined : item.payload_digest;
     await this.#conn.request({
       thread_id: this.#threadOf(item),
       method: "input.respond",
-      params: { namespace: [...item.namespace], interrupt_id: item.interrupt_id, response: value },
+      params: { namespace: [...item.namespace], interrupt_id: item.interrupt_id, response: value, ...(digest === undefined ? {} : { payload_digest: digest }) },
     });
+  }
+
+  /** Moves an item to another queue or candidates (`admin` / override roles), or delegates one's place to named `users`. */
+  async reassign(item: InterruptView, target: { queue?: string; users?: string[]; roles?: string[]; reason?: string }): Promise<void> {
+    await this.#conn.request({ thread_id: this.#threadOf(item), method: "input.reassign", params: { interrupt_id: item.interrupt_id, ...target } });
   }
 
   async claim(item: InterruptView, ttlMs?: number): Promise<{ expires_at: number }> {

@@ -209,14 +209,29 @@ export class ThreadHandle {
     return { run_id: requireString(result, "run_id", "run.start") };
   }
 
-  /** Answers one pending interrupt. */
-  async respond(interruptId: string, value: unknown): Promise<{ run_id: string | undefined }> {
+  /**
+   * Answers one pending interrupt. `payloadDigest` (the item's `payload_digest` as
+   * this reviewer saw it) makes the hub refuse the answer with `stale_payload` if
+   * the item changed since.
+   */
+  async respond(interruptId: string, value: unknown, options: { payloadDigest?: string } = {}): Promise<{ run_id: string | undefined }> {
     const result = await this.#request({
       thread_id: this.id,
       method: "input.respond",
-      params: { namespace: this.#namespaceOf(interruptId), interrupt_id: interruptId, response: value },
+      params: {
+        namespace: this.#namespaceOf(interruptId),
+        interrupt_id: interruptId,
+        response: value,
+        ...(options.payloadDigest === undefined ? {} : { payload_digest: options.payloadDigest }),
+      },
     });
     return { run_id: str(result["run_id"]) };
+  }
+
+  /** Moves a pending interrupt to another queue or candidates (`admin` / override roles), or delegates one's place (`users`). */
+  async reassign(interruptId: string, target: ReassignRequest): Promise<{ queue: string; users: string[]; roles: string[] }> {
+    const result = await this.#request({ thread_id: this.id, method: "input.reassign", params: { interrupt_id: interruptId, ...target } });
+    return { queue: requireString(result, "queue", "input.reassign"), users: strings(result["users"]), roles: strings(result["roles"]) };
   }
 
   /** Answers several interrupts pending at once (parallel branches) in one resume. */
@@ -361,3 +376,15 @@ export class ThreadHandle {
 }
 
 const resyncData = (event: EventOf<"resync">): ResyncData => event.params.data;
+
+/** Where `reassign` moves an interrupt; omitted fields keep their value. */
+export interface ReassignRequest {
+  queue?: string;
+  users?: string[];
+  roles?: string[];
+  reason?: string;
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}

@@ -28,6 +28,8 @@ export interface InterruptView {
   claim_expires_at?: number;
   /** Routing facts (queue, deadline, candidates, response schema) from a queue copy's `review` envelope field. */
   review?: ReviewInfo;
+  /** The hub's digest of the payload as shown (`input.requested`); an answer may send it back (`stale_payload` if it changed). */
+  payload_digest?: string;
 }
 
 /** The `review` envelope field of a queue copy, when present and well formed. */
@@ -126,6 +128,7 @@ export function reduceInterrupts(state: InterruptsState, event: ProtocolEvent): 
   switch (event.method) {
     case "input.requested": {
       const { interrupt_id, payload } = event.params.data;
+      const digest = Reflect.get(event.params.data, "payload_digest");
       const view: InterruptView = {
         interrupt_id,
         ...tid,
@@ -135,6 +138,7 @@ export function reduceInterrupts(state: InterruptsState, event: ProtocolEvent): 
         payload,
         requested_at: event.params.timestamp,
         status: "open",
+        ...(typeof digest === "string" ? { payload_digest: digest } : {}),
       };
       const previous = state.pending.find((p) => sameItem(p, interrupt_id, threadId));
       const review = reviewOf(event) ?? previous?.review;
@@ -174,6 +178,11 @@ export function reduceInterrupts(state: InterruptsState, event: ProtocolEvent): 
       // Still pending, routed elsewhere: the routing facts follow.
       const { interrupt_id, queue, users, roles } = event.params.data;
       return patch(state, interrupt_id, threadId, (v) => (v.review ? { ...v, review: { ...v.review, queue, users, roles } } : v));
+    }
+    case "input.reassigned": {
+      // Still pending, routed elsewhere: the routing facts follow (a queue that no longer lists it hears it named by its old queue).
+      const { interrupt_id, to } = event.params.data;
+      return patch(state, interrupt_id, threadId, (v) => (v.review ? { ...v, review: { ...v.review, queue: to.queue, users: [...to.users], roles: [...to.roles] } } : v));
     }
     case "tasks":
       return onTaskResult(state, event);

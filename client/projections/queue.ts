@@ -50,11 +50,13 @@ export function reduceQueue(state: QueueState, event: ProtocolEvent): QueueState
 }
 
 /**
- * The same for the queue called `name`: an `input.escalated` that moved the
- * item to another queue also takes it off this list (it is still pending, elsewhere).
+ * The same for the queue called `name`: an `input.escalated` or `input.reassigned`
+ * that moved the item to another queue also takes it off this list (it is still
+ * pending, elsewhere).
  */
 export function reduceNamedQueue(state: QueueState, event: ProtocolEvent, name: string): QueueState {
-  if (event.method === "input.escalated" && name !== ALL_QUEUES && event.params.data.queue !== name) {
+  const movedTo = event.method === "input.escalated" ? event.params.data.queue : event.method === "input.reassigned" ? event.params.data.to.queue : undefined;
+  if (movedTo !== undefined && (event.method === "input.escalated" || event.method === "input.reassigned") && name !== ALL_QUEUES && movedTo !== name) {
     const { interrupt_id } = event.params.data;
     const pending = state.pending.filter((p) => !(p.interrupt_id === interrupt_id && (event.thread_id === undefined || p.thread_id === undefined || p.thread_id === event.thread_id)));
     return pending.length === state.pending.length ? state : { ...state, pending };

@@ -98,7 +98,8 @@ export function reduceThread(state: ThreadState, event: ProtocolEvent): ThreadSt
     case "input.expired":
     case "input.cancelled":
     case "input.escalated":
-    case "input.reminder": {
+    case "input.reminder":
+    case "input.reassigned": {
       const interrupts = reduceInterrupts(state.interrupts, event);
       return interrupts === state.interrupts ? state : { ...state, interrupts };
     }
@@ -115,9 +116,8 @@ export function reduceThread(state: ThreadState, event: ProtocolEvent): ThreadSt
     case "updates":
     case "checkpoints":
     case "custom":
-    // Votes and reassignment change who decides, not whether the question is pending.
+    // Votes change who decided so far, not whether the question is pending.
     case "input.voted":
-    case "input.reassigned":
     // A thread list's event (client.threads()), not the thread's own log.
     case "thread.status":
       return state;

@@ -222,3 +222,44 @@ describe("routingOf", () => {
     });
   });
 });
+
+describe("routingOf: quorum and stages", () => {
+  it("reads a quorum and ordered stages from the review field and from the hook", () => {
+    const { routing, issues } = routingOf(
+      { review: { users: ["rita", "sam", "tom"], quorum: { mode: "k_of_n", k: 2, rejectEnds: false }, stages: [{ name: "finance" }, { name: "manager", roles: ["manager"], quorum: { mode: "any" } }] } },
+      defaults,
+      ctx,
+    );
+    expect(issues).toEqual([]);
+    expect(routing.quorum).toEqual({ mode: "k_of_n", k: 2, rejectEnds: false });
+    expect(routing.stages).toEqual([{ name: "finance", users: [], roles: [] }, { name: "manager", users: [], roles: ["manager"], quorum: { mode: "any" } }]);
+    const hooked = routingOf({}, { ...defaults, hook: () => ({ users: ["a", "b"], quorum: { mode: "all" } }) }, ctx);
+    expect(hooked.issues).toEqual([]);
+    expect(hooked.routing.quorum).toEqual({ mode: "all" });
+  });
+
+  it.each([
+    ["an unknown mode", { quorum: { mode: "most" } }],
+    ["k_of_n without k", { quorum: { mode: "k_of_n" } }],
+    ["k on all", { users: ["a"], quorum: { mode: "all", k: 1 } }],
+    ["k of 0", { quorum: { mode: "k_of_n", k: 0 } }],
+    ["all without users", { roles: ["legal"], quorum: { mode: "all" } }],
+    ["k above the users, no roles", { users: ["a", "b"], quorum: { mode: "k_of_n", k: 3 } }],
+    ["a stage that cannot be met", { stages: [{ name: "x", users: ["a"], quorum: { mode: "k_of_n", k: 2 } }] }],
+    ["duplicate stage names", { stages: [{ name: "x" }, { name: "x" }] }],
+    ["no stages", { stages: [] }],
+  ])("fails closed on %s: no rule, only admin and the override roles answer, once", (_, review) => {
+    const { routing, issues } = routingOf({ review }, defaults, ctx);
+    expect(routing.quorum).toBeUndefined();
+    expect(routing.stages).toBeUndefined();
+    expect(routing.users).toEqual([]);
+    expect(routing.roles).toEqual(["admin", "review-admin"]);
+    expect(issues.length).toBeGreaterThan(0);
+  });
+
+  it("keeps k_of_n over roles: their members are not counted in advance", () => {
+    const { routing, issues } = routingOf({ review: { roles: ["finance"], quorum: { mode: "k_of_n", k: 5 } } }, defaults, ctx);
+    expect(issues).toEqual([]);
+    expect(routing).toMatchObject({ roles: ["finance"], quorum: { mode: "k_of_n", k: 5 } });
+  });
+});
