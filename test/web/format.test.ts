@@ -7,6 +7,8 @@ import { describe, expect, it } from "vitest";
 import { peopleOf } from "../../client/web/src/components/people.tsx";
 import { summarize, words } from "../../client/web/src/format.ts";
 import { groupActions } from "../../client/web/src/views/inbox.tsx";
+import { progressText, refusalText } from "../../client/web/src/views/item.tsx";
+import { HubClientError } from "../../client/index.ts";
 import { REVIEW_DRAFT } from "../../hub/index.ts";
 
 describe("per-action items", () => {
@@ -28,6 +30,19 @@ describe("per-action items", () => {
       { id: "x.0-other-thread", threadId: "t9", action: action("x", 0) },
     ];
     expect(groupActions(rows).map((r) => r.id)).toEqual(["x.0", "x.1", "plain", "y.0", "x.0-other-thread"]);
+  });
+});
+
+describe("review workflow words", () => {
+  it("a quorum's progress: 2 of 3 approved: Rita, Sam (with the stage and who rejected)", () => {
+    const progress = { approved: 2, rejected: 0, required: 3, approvers: ["Rita", "Sam"], rejecters: [], stage: 0, stages: 1, stage_name: null };
+    expect(progressText(progress)).toBe("2 of 3 approved: Rita, Sam");
+    expect(progressText({ ...progress, approved: 0, approvers: [], rejected: 1, rejecters: ["Tom"], stage: 1, stages: 2, stage_name: "managers" })).toBe("0 of 3 approved · stage 2 of 2 (managers) · rejected by Tom");
+  });
+
+  it("a stale_payload refusal says the item changed and that the answer was kept", () => {
+    const text = refusalText(new HubClientError("stale_payload", "interrupt i1 changed since it was read"), Date.now());
+    expect(text).toMatch(/^This item changed since you opened it .* Your answer was not sent; it is still below\. Reload/);
   });
 });
 
