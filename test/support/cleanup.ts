@@ -28,3 +28,24 @@ export async function runCleanups(): Promise<void> {
   if (errors.length === 1) throw errors[0];
   if (errors.length > 1) throw new AggregateError(errors, `${errors.length} cleanups failed`);
 }
+
+const fileCleanups: Cleanup[] = [];
+
+/** Runs after the current test file (its last test and afterAll hooks), last registered first. */
+export function onFileCleanup(fn: Cleanup): void {
+  fileCleanups.push(fn);
+}
+
+/** Runs every pending file cleanup, as runCleanups does the test's. */
+export async function runFileCleanups(): Promise<void> {
+  const errors: unknown[] = [];
+  for (const fn of fileCleanups.splice(0).reverse()) {
+    try {
+      await fn();
+    } catch (error) {
+      errors.push(error);
+    }
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new AggregateError(errors, `${errors.length} file cleanups failed`);
+}

@@ -1,4 +1,4 @@
-/** PostgresHubStore against the hub store conformance suite, each test in a fresh schema. */
+/** PostgresHubStore against the hub store conformance suite, each test in an empty schema of its own (fixture.ts). */
 import { PostgresHubStore } from "../../../../hub/storage/postgres/hub-store.ts";
 import { describeWith } from "../../../support/services.ts";
 import { describeHubStoreConformance } from "../conformance/hub-store.ts";

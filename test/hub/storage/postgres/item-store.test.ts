@@ -1,4 +1,4 @@
-/** PostgresItemStore against the item store conformance suite, each test in a fresh schema; two nodes see one store. */
+/** PostgresItemStore against the item store conformance suite, each test in an empty schema of its own (fixture.ts); two nodes see one store. */
 import { expect, it } from "vitest";
 import { PostgresDatabase } from "../../../../hub/storage/postgres/database.ts";
 import { PostgresItemStore } from "../../../../hub/storage/postgres/item-store.ts";

@@ -1,4 +1,4 @@
-/** PostgresReviewStore against the review conformance suite, each test in a fresh schema; plus a race across pools. */
+/** PostgresReviewStore against the review conformance suite, each test in an empty schema of its own (fixture.ts); plus a race across pools. */
 import { expect, it } from "vitest";
 import { PostgresReviewStore } from "../../../../hub/storage/postgres/review-store.ts";
 import { PostgresDatabase } from "../../../../hub/storage/postgres/database.ts";

@@ -1,4 +1,4 @@
-/** PostgresWebhookOutbox against the webhook outbox conformance suite, each test in a fresh schema; a second pool is a second node. */
+/** PostgresWebhookOutbox against the webhook outbox conformance suite, each test in an empty schema of its own (fixture.ts); a second pool is a second node. */
 import { PostgresDatabase } from "../../../../hub/storage/postgres/database.ts";
 import { PostgresWebhookOutbox } from "../../../../hub/storage/postgres/webhook-outbox.ts";
 import { TEST_POOL_CONFIG, describeWith } from "../../../support/services.ts";
