@@ -2,12 +2,14 @@
  * `switchboard serve` and `switchboard token` as a user runs them: the hub
  * from the CLI (demo assistants; the documented config example with its
  * OpenAI-compatible model pointed at a local fake server), minted tokens
- * accepted by that hub, the bin through `npx`, and usage errors.
- * In process, except the config example's hub and `npx switchboard` (real processes).
+ * accepted by that hub, the package's bin, and usage errors.
+ * In process, except the config example's hub and the bin (real processes).
  */
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAuthenticator } from "../../../hub/auth/index.ts";
 import { ROOT, SECRET, cli, spawnCli } from "./harness.ts";
@@ -122,7 +124,12 @@ describe("switchboard token", { timeout: 90_000 }, () => {
 
 describe("the switchboard bin", { timeout: 90_000 }, () => {
   it("runs as `npx switchboard` from the package", async () => {
-    const child = spawn("npx", ["--no-install", "switchboard", "--help"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    // What npx runs: package.json's bin, executed itself (its shebang and mode bits, as npm links it).
+    // Not through npx here: npm's own start-up was most of this test's time; test/package/smoke.ts runs
+    // `npx switchboard serve` from the packed package.
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
+    expect(pkg.bin).toEqual({ switchboard: "client/cli/bin.mjs" });
+    const child = spawn(join(ROOT, pkg.bin["switchboard"] ?? ""), ["--help"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));
     const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
