@@ -47,19 +47,26 @@ export function isOverdue(item: ReviewItem, now: number): boolean {
   return pending(item) && keepsPending(item) && pastDeadline(item, now);
 }
 
+/** What a `deny` resumes the run with (see denialValue). */
+export type DenialValue = { type: "reject"; message: string; expired: true } | { type: "ignore"; args: null; message: string; expired: true };
+
 /**
  * What a `deny` resumes the run with: a rejection in the shape of the
- * human-in-the-loop middleware's reject decision, marked as the expiry's.
+ * human-in-the-loop middleware's reject decision, marked as the expiry's —
+ * for an action of an Agent Inbox interrupt, its `ignore` response (Agent
+ * Inbox has no reject), so the one resume still speaks the interrupt's shape.
  */
-export function denialValue(policy: Extract<ExpiryPolicy, { action: "deny" }>): { type: "reject"; message: string; expired: true } {
-  return { type: "reject", message: policy.reason ?? DEFAULT_DENY_REASON, expired: true };
+export function denialValue(policy: Extract<ExpiryPolicy, { action: "deny" }>, item?: Pick<ReviewItem, "action">): DenialValue {
+  const message = policy.reason ?? DEFAULT_DENY_REASON;
+  if (item?.action?.format === "agent-inbox") return { type: "ignore", args: null, message, expired: true };
+  return { type: "reject", message, expired: true };
 }
 
 /** The value an expired item resumes its run with, or undefined when it resumes nothing. */
 export function expiryValue(item: ReviewItem): { value: unknown } | undefined {
   const policy = expiryPolicyOf(item.routing);
   if (policy?.action === "default") return { value: policy.response };
-  if (policy?.action === "deny") return { value: denialValue(policy) };
+  if (policy?.action === "deny") return { value: denialValue(policy, item) };
   return undefined;
 }
 
@@ -79,7 +86,7 @@ export function expire(item: ReviewItem, now: number): { expired: ExpiredItem; a
     detail = { action, response: policy.response };
   } else {
     action = "deny";
-    detail = { action, value: denialValue(policy) };
+    detail = { action, value: denialValue(policy, item) };
   }
   return { expired: { item: next, action }, audit: [{ interruptId: item.interruptId, at: iso(now), kind: "expired", detail }] };
 }

@@ -57,6 +57,8 @@ describe("config validation", () => {
     expect((await refusal({ ...base, allowedOrigins: ["app.example.com"] })).message).toMatch(/allowedOrigins\.0 must be an origin/);
     expect((await refusal({ ...base, jwtSecret: "short" })).message).toMatch(/jwtSecret is 5 bytes; HS256 needs at least 32 — generate one with `openssl rand -hex 32`/);
     expect((await refusal({ ...base, jwks: { url: "https://idp.example.com/jwks.json", audience: "hub" } })).message).toMatch(/jwks\.issuer/);
+    expect((await refusal({ ...base, review: { onExpire: { action: "ignore" } } })).message).toMatch(/review\.onExpire/);
+    expect((await refusal({ ...base, review: { onExpire: { action: "keep", response: 1 } } })).message).toMatch(/review\.onExpire/);
   });
 
   it("refuses at start an assistant compiled without the hub's checkpointer, or with another one", async () => {
