@@ -163,14 +163,13 @@ export class ReviewService {
     const seen = new Set<string>();
     const runs = new Map<string, string>();
     const results: BatchOutcome["results"] = [];
-    const edited = new Set<string>();
     for (const { interruptId, value, edits, expect } of await this.#expandGroups(principal, answers, results)) {
       if (seen.has(interruptId)) {
         results.push({ interruptId, result: { ok: false, code: "invalid_argument", message: `interrupt ${interruptId} is answered twice in one batch` } });
         continue;
       }
       seen.add(interruptId);
-      const { vote, ...result } = await this.#store.answer(interruptId, principal, value, now, edits, expect);
+      const { vote, revised, ...result } = await this.#store.answer(interruptId, principal, value, now, edits, expect);
       if (result.ok && vote !== undefined) {
         this.#emit(result.item, votedEvent(result.item, vote, now));
         // The next stage's candidates see the item appear in their queues.
@@ -181,10 +180,9 @@ export class ReviewService {
         runs.set(result.item.runId, result.item.threadId);
       }
       results.push({ interruptId, result: result as Decision, ...(vote === undefined ? {} : { vote }) });
-      if (result.ok && edits !== undefined && (edits.update !== undefined || (edits.goto !== undefined && edits.goto.length > 0))) edited.add(result.item.threadId);
+      // It edited the state the run resumes into: the thread's other questions moved to a new revision with it (in the store).
+      for (const item of revised ?? []) this.#emit(item, requestedEvent(item, now), "queue");
     }
-    // An accepted answer that edits the state changes what the thread's other questions resume into: each is a new revision.
-    for (const threadId of edited) await this.#revise(threadId, "state_updated", now);
     return { results, resumes: await this.#resumes(runs, now) };
   }
 

@@ -27,7 +27,7 @@ export interface ReviewStore {
    * First authorized, valid answer wins. Refusals change nothing but append
    * a `rejected` audit entry (none for an unknown id).
    */
-  answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits, expect?: AnswerExpectations): Promise<Decision & { vote?: VoteResult }>;
+  answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits, expect?: AnswerExpectations): Promise<AnswerResult>;
   /** Moves a pending item to another queue or candidates (quorum.ts planReassign: who may). */
   reassign(interruptId: string, principal: Principal, target: ReassignTarget, now: number): Promise<Decision>;
   /** The thread's state was edited: each pending item of it moves to its next revision (and digest); returns them. */
@@ -83,6 +83,13 @@ export interface ReviewStore {
 }
 
 export const DEFAULT_CANCEL_REASON = "run_ended";
+
+/**
+ * An answer's decision; `vote` when it was a vote on a quorum item; `revised`:
+ * an accepted answer that edits the state (transitions.editsState) moved the
+ * thread's other pending items to their next revision in the same atomic step.
+ */
+export type AnswerResult = Decision & { vote?: VoteResult; revised?: ReviewItem[] };
 
 /** A page of an audit trail. */
 export interface AuditPage {

@@ -146,6 +146,11 @@ export function reraiseItem(existing: ReviewItem, input: NewReviewItem, now: num
   return reviseItem(existing, iso(now), "reraised", payload);
 }
 
+/** Whether an answer's edits change the state its run resumes into (the thread's other questions were asked of another). */
+export function editsState(edits: ResumeEdits | undefined): boolean {
+  return edits !== undefined && (edits.update !== undefined || (edits.goto !== undefined && edits.goto.length > 0));
+}
+
 /** The pending item at its next revision (the thread's state was edited); undefined if final. */
 export function reviseOnEdit(item: ReviewItem, now: number, reason: string): { next: ReviewItem; audit: AuditEntry[] } | undefined {
   if (!isPending(item.status)) return undefined;

@@ -6,7 +6,7 @@
  */
 import type { Principal } from "../../auth/index.ts";
 import { ALL_AUDIT, DEFAULT_CANCEL_REASON } from "../../review/store.ts";
-import type { AuditPage, ReviewStore } from "../../review/store.ts";
+import type { AnswerResult, AuditPage, ReviewStore } from "../../review/store.ts";
 import {
   applyItem,
   batchesOf,
@@ -17,6 +17,7 @@ import {
   decideClaim,
   decideReassign,
   decideRelease,
+  editsState,
   expireItem,
   reraiseItem,
   reviseOnEdit,
@@ -117,8 +118,19 @@ export class MemoryReviewStore implements ReviewStore {
       .map((i) => cloneJson(i));
   }
 
-  async answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits, expect?: AnswerExpectations): Promise<Decision & { vote?: VoteResult }> {
-    return this.#apply(withSource(decideAnswer(this.#items.get(interruptId), interruptId, principal, value, now, edits, expect), principal));
+  async answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits, expect?: AnswerExpectations): Promise<AnswerResult> {
+    const result = this.#apply(withSource(decideAnswer(this.#items.get(interruptId), interruptId, principal, value, now, edits, expect), principal));
+    if (!result.ok || !editsState(edits)) return result;
+    // No await since the decision: the same atomic step.
+    const threadId = result.item.threadId;
+    const revised = this.#sweep(
+      (i) => i.threadId === threadId && i.interruptId !== interruptId,
+      (i) => {
+        const done = reviseOnEdit(i, now, "state_updated");
+        return done && { ...done, out: done.next };
+      },
+    );
+    return revised.length === 0 ? result : { ...result, revised };
   }
 
   async reassign(interruptId: string, principal: Principal, target: ReassignTarget, now: number): Promise<Decision> {

@@ -9,7 +9,7 @@
 import type { PoolClient } from "pg";
 import type { Principal } from "../../auth/index.ts";
 import { ALL_AUDIT, DEFAULT_CANCEL_REASON } from "../../review/store.ts";
-import type { AuditPage, ReviewStore } from "../../review/store.ts";
+import type { AnswerResult, AuditPage, ReviewStore } from "../../review/store.ts";
 import {
   batchesOf,
   cancelItem,
@@ -17,6 +17,7 @@ import {
   decideClaim,
   decideReassign,
   decideRelease,
+  editsState,
   encodeJson,
   reraiseItem,
   reviseOnEdit,
@@ -30,7 +31,6 @@ import type { Transition } from "../../review/transitions.ts";
 import { withSource, type AuditExportFilter, type AuditRecord } from "../../review/audit-export.ts";
 import { readWorkflow, workflowOf } from "../../review/quorum.ts";
 import { fireDue, readTimers, timersOf } from "../../review/timers.ts";
-import type { VoteResult } from "../../review/quorum.ts";
 import type { AnswerExpectations, ReassignTarget } from "../../review/types.ts";
 import type { AuditEntry, Decision, ExpiredItem, FiredTimers, LapsedClaim, ListItemsFilter, NewReviewItem, ResumeBatch, ResumeEdits, ResumePolicy, ReviewItem, ReviewStatus } from "../../review/types.ts";
 import type { PostgresDatabase } from "./database.ts";
@@ -298,8 +298,30 @@ export class PostgresReviewStore implements ReviewStore {
     return rows.map(fromItemRow);
   }
 
-  answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits, expect?: AnswerExpectations): Promise<Decision & { vote?: VoteResult }> {
-    return this.#decide(interruptId, (item) => withSource(decideAnswer(item, interruptId, principal, value, now, edits, expect), principal), true);
+  answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits, expect?: AnswerExpectations): Promise<AnswerResult> {
+    const decide = (item: ReviewItem | undefined) => withSource(decideAnswer(item, interruptId, principal, value, now, edits, expect), principal);
+    if (!editsState(edits)) return this.#decide(interruptId, decide, true);
+    // The answer and the revision of the thread's other pending items: one transaction. Every row
+    // of the thread it touches is locked up front, in seq order, so two such answers cannot deadlock.
+    return this.#db.transaction(async (c) => {
+      const { rows: [owner] } = await c.query<{ thread_id: string }>(`SELECT thread_id FROM ${this.#items} WHERE interrupt_id = $1`, [interruptId]);
+      const rows = owner === undefined ? [] : await this.#locked(c, `thread_id = $1 AND (${PENDING} OR interrupt_id = $2)`, [owner.thread_id, interruptId]);
+      const row = rows.find((r) => r.interrupt_id === interruptId);
+      const { result, next, audit } = decide(row && fromItemRow(row));
+      if (next !== undefined && row !== undefined) await this.#write(c, next, true);
+      await this.#append(c, audit);
+      if (!result.ok) return result;
+      const revised: ReviewItem[] = [];
+      for (const other of rows) {
+        if (other.interrupt_id === interruptId) continue;
+        const done = reviseOnEdit(fromItemRow(other), now, "state_updated");
+        if (done === undefined) continue;
+        await this.#write(c, done.next);
+        await this.#append(c, done.audit);
+        revised.push(done.next);
+      }
+      return revised.length === 0 ? result : { ...result, revised };
+    });
   }
 
   reassign(interruptId: string, principal: Principal, target: ReassignTarget, now: number): Promise<Decision> {

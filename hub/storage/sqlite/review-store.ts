@@ -11,7 +11,7 @@ import type Database from "better-sqlite3";
 import { requireTables } from "../../../engine/checkpoint/sqlite-open.ts";
 import type { Principal } from "../../auth/index.ts";
 import { ALL_AUDIT, DEFAULT_CANCEL_REASON } from "../../review/store.ts";
-import type { AuditPage, ReviewStore } from "../../review/store.ts";
+import type { AnswerResult, AuditPage, ReviewStore } from "../../review/store.ts";
 import {
   batchesOf,
   cancelItem,
@@ -20,6 +20,7 @@ import {
   decideReassign,
   decideRelease,
   decodeJson,
+  editsState,
   reraiseItem,
   reviseOnEdit,
   encodeJson,
@@ -33,7 +34,6 @@ import type { Transition } from "../../review/transitions.ts";
 import { withSource, type AuditExportFilter, type AuditRecord } from "../../review/audit-export.ts";
 import { readWorkflow, workflowOf } from "../../review/quorum.ts";
 import { fireDue, readTimers, timersOf } from "../../review/timers.ts";
-import type { VoteResult } from "../../review/quorum.ts";
 import type { AnswerExpectations, ReassignTarget } from "../../review/types.ts";
 import { REVIEW_TABLES } from "./migrations.ts";
 import { openHubDatabase } from "./open.ts";
@@ -316,13 +316,16 @@ export class SqliteReviewStore implements ReviewStore {
   }
 
   #decide(interruptId: string, decide: (item: ReviewItem | undefined) => Transition, winningAnswer = false): Transition["result"] {
-    return this.#atomic(() => {
-      const row = this.#sql.selectItem.get(interruptId);
-      const { result, next, audit } = decide(row && fromItemRow(row));
-      if (next !== undefined && row !== undefined) this.#write(next, row.version, winningAnswer);
-      this.#append(audit);
-      return result;
-    });
+    return this.#atomic(() => this.#decideLocked(interruptId, decide, winningAnswer));
+  }
+
+  /** One decision; the caller holds the write lock. */
+  #decideLocked(interruptId: string, decide: (item: ReviewItem | undefined) => Transition, winningAnswer: boolean): Transition["result"] {
+    const row = this.#sql.selectItem.get(interruptId);
+    const { result, next, audit } = decide(row && fromItemRow(row));
+    if (next !== undefined && row !== undefined) this.#write(next, row.version, winningAnswer);
+    this.#append(audit);
+    return result;
   }
 
   /** Reads rows and applies `step` to each, in one transaction; returns what the changed ones yield. */
@@ -371,8 +374,24 @@ export class SqliteReviewStore implements ReviewStore {
       .map(fromItemRow);
   }
 
-  async answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits, expect?: AnswerExpectations): Promise<Decision & { vote?: VoteResult }> {
-    return this.#decide(interruptId, (item) => withSource(decideAnswer(item, interruptId, principal, value, now, edits, expect), principal), true);
+  async answer(interruptId: string, principal: Principal, value: unknown, now: number, edits?: ResumeEdits, expect?: AnswerExpectations): Promise<AnswerResult> {
+    const decide = (item: ReviewItem | undefined) => withSource(decideAnswer(item, interruptId, principal, value, now, edits, expect), principal);
+    if (!editsState(edits)) return this.#decide(interruptId, decide, true);
+    // The answer and the revision of the thread's other pending items: one transaction.
+    return this.#atomic(() => {
+      const result = this.#decideLocked(interruptId, decide, true);
+      if (!result.ok) return result;
+      const revised: ReviewItem[] = [];
+      for (const row of this.#sql.pendingOfThread.all(result.item.threadId)) {
+        if (row.interrupt_id === interruptId) continue;
+        const done = reviseOnEdit(fromItemRow(row), now, "state_updated");
+        if (done === undefined) continue;
+        this.#write(done.next, row.version);
+        this.#append(done.audit);
+        revised.push(done.next);
+      }
+      return revised.length === 0 ? result : { ...result, revised };
+    });
   }
 
   async reassign(interruptId: string, principal: Principal, target: ReassignTarget, now: number): Promise<Decision> {

@@ -196,6 +196,25 @@ export function workflowTests(store: () => ReviewStore): void {
     expect(met.item.status).toBe("answered");
   });
 
+  it("an accepted answer that edits the state moves the thread's other pending items to a new revision in the same step", async () => {
+    await store().createItem(newItem("a"), T0);
+    const { item: b } = await store().createItem(newItem("b"), T0);
+    await store().createItem(newItem("elsewhere", { threadId: "t2" }), T0);
+    const plain = accepted(await store().answer("a", alice, "ok", T0 + 1));
+    expect("revised" in plain).toBe(false);
+    await store().createItem(newItem("c"), T0);
+    const edited = await store().answer("c", alice, "ok", T0 + 2, { update: { note: "v2" } });
+    expect(edited.ok && edited.revised?.map((i) => [i.interruptId, i.revision])).toEqual([["b", 1]]);
+    expect((await store().getItem("b"))?.payloadDigest).toBe(payloadDigest(b.payload, 1));
+    expect((await store().getItem("elsewhere"))?.revision).toBe(0);
+    expect((await store().auditOf("b")).at(-1)).toMatchObject({ kind: "revised", reason: "state_updated", detail: { revision: 1 } });
+    expect(refusalOf(await store().answer("b", bob, "ok", T0 + 3, undefined, { payloadDigest: b.payloadDigest })).code).toBe("stale_payload");
+    // A refused answer with edits revises nothing.
+    const refused = await store().answer("c", bob, "again", T0 + 4, { goto: ["x"] });
+    expect(refused.ok).toBe(false);
+    expect((await store().getItem("b"))?.revision).toBe(1);
+  });
+
   it("the question re-raised with another payload is a new revision; the same payload, or a decided item, changes nothing", async () => {
     const { item } = await store().createItem(newItem("i1"), T0);
     const same = await store().createItem(newItem("i1", { runId: "r2" }), T0 + 1);
