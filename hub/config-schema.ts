@@ -64,15 +64,20 @@ export const reviewConfigSchema = z.strictObject({
 });
 
 /** HubConfig.webhooks (review/webhooks/dispatcher.ts). */
+/** The fields of a webhook endpoint, shared by the config and the REST route that manages endpoints. */
+export const webhookEndpointFields = {
+  url: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2048, "must be at most 2048 characters"),
+  secret: z.string().regex(/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/, "must be whsec_ followed by base64 of 24–64 random bytes (`node -e \"console.log('whsec_'+crypto.randomBytes(32).toString('base64'))\"`)"),
+  events: z.array(z.string().min(1).max(100)).min(1).max(100).optional(),
+  queues: z.array(z.string().min(1).max(200)).min(1).max(100).optional(),
+};
+
 export const webhooksSchema = z.strictObject({
   endpoints: z.array(
     z.strictObject({
       id: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, "must be 1–100 letters, digits, _ . -"),
-      url: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }),
-      secret: z.string().regex(/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/, "must be whsec_ followed by base64 of 24–64 random bytes (`node -e \"console.log('whsec_'+crypto.randomBytes(32).toString('base64'))\"`)"),
+      ...webhookEndpointFields,
       tenant: z.string().min(1),
-      events: z.array(z.string().min(1)).min(1).optional(),
-      queues: z.array(z.string().min(1)).min(1).optional(),
       answerLinks: z.boolean().optional(),
     }),
   ).refine((list) => new Set(list.map((e) => e.id)).size === list.length, { message: "must have unique ids" }),

@@ -138,10 +138,10 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     ...(ownership && storage.bus ? { control: new RunControl({ bus: storage.bus, nodeId, onError: (error, context) => logger.error(`${context}: ${String(error)}`) }) } : {}),
   });
   // Webhooks: deliveries go through the store's outbox; each node's worker claims due ones.
-  const webhooks = config.webhooks
-    ? new WebhookDispatcher({
+  // Always on: endpoints come from the config and from REST (stored per tenant).
+  const webhooks = new WebhookDispatcher({
         outbox: storage.webhooks,
-        config: config.webhooks,
+        config: config.webhooks ?? { endpoints: [] },
         nodeId,
         logger,
         // Answer links for the candidates named by sub, when the endpoint asks for them.
@@ -150,8 +150,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
           const item = event.item;
           return { links: item.routing.users.flatMap((sub) => { try { return [links.mintFor(item, { sub })]; } catch { return []; } }) };
         },
-      })
-    : undefined;
+      });
   const reviews = new ReviewCoordinator({
     reviewStore: storage.reviews,
     hubStore: storage.store,
@@ -195,7 +194,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
   const reapplied = await reviews.recoverResumes();
   if (reapplied.length > 0) logger.warn(`re-applied the accepted answers of ${reapplied.length} resume(s) a previous process left unfinished`);
   await reviews.start();
-  webhooks?.start();
+  webhooks.start();
   await runs.listen();
   ownership?.startSweeper((lease) => runs.takeOver(lease));
   sweeper?.start();
@@ -257,7 +256,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
       await sweeper?.stop();
       reviews.close();
       await runs.close();
-      await webhooks?.close();
+      await webhooks.close();
       for (const end of [...streams]) end();
       await sockets?.close();
       const s = server;

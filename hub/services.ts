@@ -32,8 +32,8 @@ export interface HubServices {
   subscriptions: SubscriptionDirectory;
   reviews: ReviewCoordinator;
   presence: PresenceRelay;
-  /** The webhook outbox (REST lists and replays it) and, when webhooks are configured, the dispatcher. */
-  webhooks: { outbox: WebhookOutbox; dispatcher: WebhookDispatcher | undefined };
+  /** The webhook outbox (REST lists and replays it, and keeps REST-managed endpoints) and the dispatcher. */
+  webhooks: { outbox: WebhookOutbox; dispatcher: WebhookDispatcher };
   /** Answer links; undefined when the hub has no key for them (no `answerLinks.secret`, no `jwtSecret`). */
   links: AnswerLinks | undefined;
 }

@@ -11,6 +11,21 @@ import { SwitchboardError } from "../protocol/index.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookDelivery } from "../review/webhooks/outbox.ts";
 import type { HubServices } from "../services.ts";
 import { failResponse } from "./errors.ts";
+import { readJsonBody } from "./body.ts";
+import { newSecret, secretKey } from "../review/webhooks/sign.ts";
+import { webhookEndpointFields } from "../config-schema.ts";
+import { z } from "zod";
+
+/** REST-managed endpoints per tenant. */
+export const MAX_REST_ENDPOINTS = 50;
+
+const endpointBodySchema = z.strictObject({
+  url: webhookEndpointFields.url,
+  secret: webhookEndpointFields.secret.optional(),
+  events: webhookEndpointFields.events,
+  queues: webhookEndpointFields.queues,
+  answerLinks: z.boolean().optional(),
+});
 
 type Env = { Variables: { principal: Principal } };
 
@@ -49,11 +64,55 @@ function intParam(value: string | undefined, name: string, fallback: number, min
 export function addWebhookRoutes<E extends Env>(app: Hono<E>, services: HubServices): void {
   const { outbox, dispatcher } = services.webhooks;
 
-  app.get("/webhooks/endpoints", (c) => {
+  app.get("/webhooks/endpoints", async (c) => {
     try {
       const principal = c.get("principal");
       requireAdmin(principal);
-      return c.json({ endpoints: dispatcher?.endpoints(principal.tenant) ?? [] });
+      return c.json({ endpoints: await dispatcher.endpoints(principal.tenant) });
+    } catch (error) {
+      return failResponse(error);
+    }
+  });
+
+  // Creates or replaces one of the tenant's REST-managed endpoints; the answer carries its secret (only here).
+  app.put("/webhooks/endpoints/:id", async (c) => {
+    try {
+      const principal = c.get("principal");
+      requireAdmin(principal);
+      const id = c.req.param("id");
+      const body = endpointBodySchema.safeParse(await readJsonBody(c, services.limits, undefined));
+      if (!body.success) {
+        const issue = body.error.issues[0];
+        throw new SwitchboardError("invalid_argument", `${issue?.path.map(String).join(".") || "body"}: ${issue?.message ?? "invalid"}`);
+      }
+      if (!/^[A-Za-z0-9_.-]{1,100}$/.test(id)) throw new SwitchboardError("invalid_argument", "the endpoint id must be 1–100 letters, digits, _ . -");
+      if (dispatcher.configured(principal.tenant, id)) throw new SwitchboardError("invalid_argument", `webhook endpoint ${id} is set in the hub config; change it there`);
+      const existing = await outbox.listEndpoints(principal.tenant);
+      if (!existing.some((e) => e.id === id) && existing.length >= MAX_REST_ENDPOINTS) throw new SwitchboardError("invalid_argument", `a tenant has at most ${MAX_REST_ENDPOINTS} REST-managed webhook endpoints`);
+      const { url, events, queues, answerLinks } = body.data;
+      const secret = body.data.secret ?? newSecret();
+      try {
+        secretKey(secret);
+      } catch (error) {
+        throw new SwitchboardError("invalid_argument", `secret: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const stored = await outbox.putEndpoint({ tenant: principal.tenant, id, url, secret, events: events ?? null, queues: queues ?? null, answerLinks: answerLinks ?? false, createdAt: "", updatedAt: "" }, Date.now());
+      await dispatcher.refresh(true);
+      return c.json({ id: stored.id, url: stored.url, tenant: stored.tenant, events: stored.events, queues: stored.queues, answerLinks: stored.answerLinks, managed: "rest", secret: stored.secret, created_at: Date.parse(stored.createdAt), updated_at: Date.parse(stored.updatedAt) });
+    } catch (error) {
+      return failResponse(error);
+    }
+  });
+
+  app.delete("/webhooks/endpoints/:id", async (c) => {
+    try {
+      const principal = c.get("principal");
+      requireAdmin(principal);
+      const id = c.req.param("id");
+      if (dispatcher.configured(principal.tenant, id)) throw new SwitchboardError("invalid_argument", `webhook endpoint ${id} is set in the hub config; remove it there`);
+      if (!(await outbox.deleteEndpoint(principal.tenant, id))) throw new SwitchboardError("not_found", `no webhook endpoint ${id}`);
+      await dispatcher.refresh(true);
+      return c.body(null, 204);
     } catch (error) {
       return failResponse(error);
     }
@@ -103,7 +162,7 @@ export function addWebhookRoutes<E extends Env>(app: Hono<E>, services: HubServi
       if (before === undefined) throw new SwitchboardError("not_found", `no webhook delivery ${id}`);
       if (before.status !== "failed") throw new SwitchboardError("invalid_argument", `webhook delivery ${id} is ${before.status}: only a failed one is replayed`, { status: before.status });
       const after = await outbox.replay(principal.tenant, id, Date.now());
-      dispatcher?.wake();
+      dispatcher.wake();
       if (after === undefined) throw new SwitchboardError("not_found", `no webhook delivery ${id}`);
       return c.json(deliveryJson(after));
     } catch (error) {

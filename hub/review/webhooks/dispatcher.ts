@@ -64,6 +64,19 @@ export interface DispatcherOptions {
   extras?: (endpoint: WebhookEndpointConfig, event: WebhookEventInput) => Record<string, unknown>;
 }
 
+interface Endpoint {
+  config: WebhookEndpointConfig;
+  key: Buffer;
+  events: Set<string>;
+  managed: "config" | "rest";
+}
+
+const storedKey = (tenant: string, id: string): string => `${tenant}\u0000${id}`;
+
+function endpointOf(config: WebhookEndpointConfig, managed: Endpoint["managed"]): Endpoint {
+  return { config, key: secretKey(config.secret), events: new Set(config.events ?? DEFAULT_WEBHOOK_EVENTS), managed };
+}
+
 export class WebhookDispatcher {
   readonly #o: DispatcherOptions;
   readonly #clock: () => number;
@@ -71,7 +84,12 @@ export class WebhookDispatcher {
   readonly #timeoutMs: number;
   readonly #maxBody: number;
   readonly #pollMs: number;
-  readonly #endpoints: Map<string, { config: WebhookEndpointConfig; key: Buffer; events: Set<string> }>;
+  readonly #endpoints: Map<string, Endpoint>;
+  /** REST-managed endpoints by tenant + id, re-read from the store at most every pollMs (other nodes' changes). */
+  #stored = new Map<string, Endpoint>();
+  #storedAt = Number.NEGATIVE_INFINITY;
+  #storeFailing = false;
+  #workerFailing = false;
   readonly #pending = new Set<Promise<unknown>>();
   #timer: NodeJS.Timeout | undefined;
   #running = false;
@@ -86,12 +104,50 @@ export class WebhookDispatcher {
     this.#timeoutMs = c.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs;
     this.#maxBody = c.maxBodyBytes ?? WEBHOOK_DEFAULTS.maxBodyBytes;
     this.#pollMs = c.pollMs ?? WEBHOOK_DEFAULTS.pollMs;
-    this.#endpoints = new Map(c.endpoints.map((e) => [e.id, { config: e, key: secretKey(e.secret), events: new Set(e.events ?? DEFAULT_WEBHOOK_EVENTS) }]));
+    this.#endpoints = new Map(c.endpoints.map((e) => [e.id, endpointOf(e, "config")]));
   }
 
-  /** The configured endpoints (never their secrets). */
-  endpoints(tenant: string): Array<Omit<WebhookEndpointConfig, "secret">> {
-    return [...this.#endpoints.values()].filter((e) => e.config.tenant === tenant).map(({ config: { secret: _s, ...rest } }) => (void _s, rest));
+  /** A tenant's endpoints, the hub config's and the REST-managed ones (never their secrets). */
+  async endpoints(tenant: string): Promise<Array<Omit<WebhookEndpointConfig, "secret"> & { managed: Endpoint["managed"] }>> {
+    await this.refresh(true);
+    return this.#all()
+      .filter((e) => e.config.tenant === tenant)
+      .map(({ config: { secret: _s, ...rest }, managed }) => (void _s, { ...rest, managed }));
+  }
+
+  /** Whether the hub config already names this id for the tenant (REST may not shadow it). */
+  configured(tenant: string, id: string): boolean {
+    const e = this.#endpoints.get(id);
+    return e !== undefined && e.config.tenant === tenant;
+  }
+
+  #all(): Endpoint[] {
+    return [...this.#endpoints.values(), ...this.#stored.values()];
+  }
+
+  /** Re-reads the REST-managed endpoints (at most every pollMs unless `force`). A failure keeps the last view. */
+  async refresh(force = false): Promise<void> {
+    const now = this.#clock();
+    if (!force && now - this.#storedAt < this.#pollMs) return;
+    this.#storedAt = now;
+    try {
+      const list = await this.#o.outbox.listEndpoints();
+      const next = new Map<string, Endpoint>();
+      for (const e of list) {
+        const config: WebhookEndpointConfig = { id: e.id, url: e.url, secret: e.secret, tenant: e.tenant, ...(e.events === null ? {} : { events: e.events }), ...(e.queues === null ? {} : { queues: e.queues }), ...(e.answerLinks ? { answerLinks: true } : {}) };
+        try {
+          next.set(storedKey(e.tenant, e.id), endpointOf(config, "rest"));
+        } catch (error) {
+          this.#o.logger.error(`webhook endpoint ${e.id} of tenant ${e.tenant}: ${String(error)}`);
+        }
+      }
+      this.#stored = next;
+      this.#storeFailing = false;
+    } catch (error) {
+      // Said once per outage, not every poll.
+      if (!this.#storeFailing) this.#o.logger.error(`webhook endpoints could not be read: ${String(error)}`);
+      this.#storeFailing = true;
+    }
   }
 
   #matches(endpoint: WebhookEndpointConfig, events: Set<string>, event: WebhookEventInput): boolean {
@@ -108,9 +164,10 @@ export class WebhookDispatcher {
    */
   async publish(event: WebhookEventInput): Promise<void> {
     if (this.#closed) return;
+    await this.refresh();
     const eventId = `msg_${nanoid()}`;
     const deliveries: NewDelivery[] = [];
-    for (const { config, events } of this.#endpoints.values()) {
+    for (const { config, events } of this.#all()) {
       if (!this.#matches(config, events, event)) continue;
       const extra = this.#o.extras?.(config, event) ?? {};
       deliveries.push({ id: `dlv_${nanoid()}`, eventId, tenant: event.tenant, endpointId: config.id, type: event.type, body: encodeWebhookBody(event, extra, this.#maxBody) });
@@ -140,7 +197,10 @@ export class WebhookDispatcher {
     this.#timer = undefined;
     this.#running = true;
     const pass = this.#pass()
-      .catch((error: unknown) => this.#o.logger.error(`webhook worker: ${String(error)}`))
+      .then(() => {
+        this.#workerFailing = false;
+      })
+      .catch((error: unknown) => this.#workerError(error))
       .finally(() => {
         this.#running = false;
         this.#pending.delete(pass);
@@ -159,7 +219,7 @@ export class WebhookDispatcher {
       const due = await this.#o.outbox.nextDue();
       if (due !== null) delay = Math.min(delay, Math.max(0, Date.parse(due) - this.#clock()));
     } catch (error) {
-      this.#o.logger.error(`webhook worker: ${String(error)}`);
+      this.#workerError(error);
     }
     if (this.#closed || this.#running) return;
     if (this.#timer) clearTimeout(this.#timer);
@@ -171,6 +231,7 @@ export class WebhookDispatcher {
   }
 
   async #pass(): Promise<void> {
+    await this.refresh();
     for (;;) {
       if (this.#closed) return;
       const lease = nanoid();
@@ -183,7 +244,8 @@ export class WebhookDispatcher {
   }
 
   async #deliver(delivery: WebhookDelivery, lease: string): Promise<void> {
-    const endpoint = this.#endpoints.get(delivery.endpointId);
+    const configured = this.#endpoints.get(delivery.endpointId);
+    const endpoint = configured !== undefined && configured.config.tenant === delivery.tenant ? configured : this.#stored.get(storedKey(delivery.tenant, delivery.endpointId));
     const started = this.#clock();
     const t0 = performance.now();
     const result = endpoint === undefined
@@ -217,6 +279,12 @@ export class WebhookDispatcher {
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
       return { ok: false, responseStatus: null, error: timedOut ? `no answer within ${this.#timeoutMs} ms` : `${error instanceof Error ? error.message : String(error)}${cause}`.slice(0, REPLY_BYTES) };
     }
+  }
+
+  /** A store failure of the worker, logged once per outage (it polls on; the next success clears it). */
+  #workerError(error: unknown): void {
+    if (!this.#workerFailing) this.#o.logger.error(`webhook worker: ${String(error)}`);
+    this.#workerFailing = true;
   }
 
   /** Stops the worker; waits for the pass under way (its attempts are recorded). */

@@ -92,7 +92,28 @@ export interface WebhookOutbox {
   replay(tenant: string, id: string, now: number): Promise<WebhookDelivery | undefined>;
   /** Earliest `nextAttemptAt` of a pending delivery (ISO), or null. */
   nextDue(): Promise<string | null>;
+
+  /** Creates or replaces a tenant's REST-managed endpoint; returns the stored one. */
+  putEndpoint(endpoint: StoredEndpoint, now: number): Promise<StoredEndpoint>;
+  /** REST-managed endpoints: one tenant's, or every tenant's (the dispatcher's view); by tenant, then id. */
+  listEndpoints(tenant?: string): Promise<StoredEndpoint[]>;
+  /** False when the tenant had no such endpoint. */
+  deleteEndpoint(tenant: string, id: string): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** A webhook endpoint an admin manages over REST (hub config endpoints are not stored). */
+export interface StoredEndpoint {
+  tenant: string;
+  id: string;
+  url: string;
+  /** `whsec_…`: needed to sign, so stored as is (see docs/operations.md, "Webhooks"). */
+  secret: string;
+  events: string[] | null;
+  queues: string[] | null;
+  answerLinks: boolean;
+  createdAt: string;
+  updatedAt: string;
 }
 
 /** Attempts kept per delivery (the oldest go first); `tries` still counts them all. */

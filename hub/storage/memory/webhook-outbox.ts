@@ -4,7 +4,7 @@
  * with no await in between, so claims are atomic on the one JS thread.
  */
 import { cloneJson } from "../../review/transitions.ts";
-import { appendAttempt, type AttemptOutcome, type DeliveryAttempt, type DeliveryFilter, type NewDelivery, type WebhookDelivery, type WebhookOutbox } from "../../review/webhooks/outbox.ts";
+import { appendAttempt, type StoredEndpoint, type AttemptOutcome, type DeliveryAttempt, type DeliveryFilter, type NewDelivery, type WebhookDelivery, type WebhookOutbox } from "../../review/webhooks/outbox.ts";
 
 interface Row {
   delivery: WebhookDelivery;
@@ -15,7 +15,27 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 export class MemoryWebhookOutbox implements WebhookOutbox {
   readonly #rows = new Map<string, Row>();
+  readonly #endpoints = new Map<string, StoredEndpoint>();
   #seq = 0;
+
+  async putEndpoint(endpoint: StoredEndpoint, now: number): Promise<StoredEndpoint> {
+    const key = `${endpoint.tenant}\u0000${endpoint.id}`;
+    const at = iso(now);
+    const stored = { ...cloneJson(endpoint), createdAt: this.#endpoints.get(key)?.createdAt ?? at, updatedAt: at };
+    this.#endpoints.set(key, stored);
+    return cloneJson(stored);
+  }
+
+  async listEndpoints(tenant?: string): Promise<StoredEndpoint[]> {
+    return [...this.#endpoints.values()]
+      .filter((e) => tenant === undefined || e.tenant === tenant)
+      .sort((a, b) => a.tenant.localeCompare(b.tenant) || a.id.localeCompare(b.id))
+      .map((e) => cloneJson(e));
+  }
+
+  async deleteEndpoint(tenant: string, id: string): Promise<boolean> {
+    return this.#endpoints.delete(`${tenant}\u0000${id}`);
+  }
 
   async enqueue(deliveries: readonly NewDelivery[], now: number): Promise<void> {
     for (const d of deliveries) {

@@ -174,4 +174,21 @@ ALTER TABLE {schema}.hub_review_items ADD COLUMN next_timer_at text COLLATE "C";
 UPDATE {schema}.hub_review_items SET next_timer_at = expires_at;
 CREATE INDEX hub_review_items_timers ON {schema}.hub_review_items (status, next_timer_at);`,
   },
+  {
+    // Webhook endpoints admins manage over REST, per tenant.
+    version: 9,
+    sql: `
+CREATE TABLE {schema}.hub_webhook_endpoints (
+  tenant text NOT NULL,
+  endpoint_id text NOT NULL,
+  url text NOT NULL,
+  secret text NOT NULL,
+  events json,
+  queues json,
+  answer_links boolean NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL,
+  PRIMARY KEY (tenant, endpoint_id)
+);`,
+  },
 ];

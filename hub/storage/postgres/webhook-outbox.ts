@@ -5,7 +5,7 @@
  * different deliveries and never wait on each other; an attempt is recorded
  * only while its lease is still the delivery's.
  */
-import { appendAttempt, type AttemptOutcome, type DeliveryAttempt, type DeliveryFilter, type DeliveryStatus, type NewDelivery, type WebhookDelivery, type WebhookOutbox } from "../../review/webhooks/outbox.ts";
+import { appendAttempt, type StoredEndpoint, type AttemptOutcome, type DeliveryAttempt, type DeliveryFilter, type DeliveryStatus, type NewDelivery, type WebhookDelivery, type WebhookOutbox } from "../../review/webhooks/outbox.ts";
 import type { PostgresDatabase } from "./database.ts";
 
 interface Row {
@@ -45,13 +45,58 @@ function fromRow(row: Row): WebhookDelivery {
   };
 }
 
+interface EndpointRow {
+  tenant: string;
+  endpoint_id: string;
+  url: string;
+  secret: string;
+  events: string[] | null;
+  queues: string[] | null;
+  answer_links: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+const ENDPOINT_COLUMNS = "tenant, endpoint_id, url, secret, events, queues, answer_links, created_at, updated_at";
+
+function endpointOf(row: EndpointRow): StoredEndpoint {
+  return { tenant: row.tenant, id: row.endpoint_id, url: row.url, secret: row.secret, events: row.events, queues: row.queues, answerLinks: row.answer_links, createdAt: row.created_at, updatedAt: row.updated_at };
+}
+
 export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #db: PostgresDatabase;
   readonly #t: string;
 
+  readonly #e: string;
+
   constructor(db: PostgresDatabase) {
     this.#db = db;
     this.#t = `${db.q}.hub_webhook_deliveries`;
+    this.#e = `${db.q}.hub_webhook_endpoints`;
+  }
+
+  async putEndpoint(e: StoredEndpoint, now: number): Promise<StoredEndpoint> {
+    const { rows } = await this.#db.pool.query<EndpointRow>(
+      `INSERT INTO ${this.#e} (tenant, endpoint_id, url, secret, events, queues, answer_links, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+       ON CONFLICT (tenant, endpoint_id) DO UPDATE SET url = excluded.url, secret = excluded.secret, events = excluded.events,
+         queues = excluded.queues, answer_links = excluded.answer_links, updated_at = excluded.updated_at
+       RETURNING ${ENDPOINT_COLUMNS}`,
+      [e.tenant, e.id, e.url, e.secret, e.events === null ? null : JSON.stringify(e.events), e.queues === null ? null : JSON.stringify(e.queues), e.answerLinks, iso(now)],
+    );
+    return endpointOf(rows[0] as EndpointRow);
+  }
+
+  async listEndpoints(tenant?: string): Promise<StoredEndpoint[]> {
+    const { rows } = tenant === undefined
+      ? await this.#db.pool.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM ${this.#e} ORDER BY tenant, endpoint_id`)
+      : await this.#db.pool.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM ${this.#e} WHERE tenant = $1 ORDER BY endpoint_id`, [tenant]);
+    return rows.map(endpointOf);
+  }
+
+  async deleteEndpoint(tenant: string, id: string): Promise<boolean> {
+    const { rowCount } = await this.#db.pool.query(`DELETE FROM ${this.#e} WHERE tenant = $1 AND endpoint_id = $2`, [tenant, id]);
+    return rowCount === 1;
   }
 
   async enqueue(deliveries: readonly NewDelivery[], now: number): Promise<void> {

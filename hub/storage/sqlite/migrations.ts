@@ -183,6 +183,23 @@ ALTER TABLE hub_review_items ADD COLUMN next_timer_at TEXT;
 UPDATE hub_review_items SET next_timer_at = expires_at;
 CREATE INDEX IF NOT EXISTS hub_review_items_timers ON hub_review_items (status, next_timer_at);`,
   },
+  {
+    version: 9,
+    name: "webhook endpoints admins manage over REST, per tenant",
+    sql: `
+CREATE TABLE IF NOT EXISTS hub_webhook_endpoints (
+  tenant TEXT NOT NULL,
+  endpoint_id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  secret TEXT NOT NULL,
+  events TEXT,
+  queues TEXT,
+  answer_links INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (tenant, endpoint_id)
+);`,
+  },
 ];
 
 export const HUB_SCHEMA: SqliteSchema = {
@@ -195,5 +212,5 @@ export const HUB_SCHEMA: SqliteSchema = {
 export const HUB_RECORD_TABLES = ["hub_threads", "hub_runs"] as const;
 export const REVIEW_TABLES = ["hub_review_items", "hub_review_audit"] as const;
 export const STORE_TABLES = ["hub_store_items"] as const;
-export const WEBHOOK_TABLES = ["hub_webhook_deliveries"] as const;
+export const WEBHOOK_TABLES = ["hub_webhook_deliveries", "hub_webhook_endpoints"] as const;
 export const LINK_TABLES = ["hub_answer_link_uses"] as const;

@@ -1,14 +1,14 @@
 /**
  * SqliteWebhookOutbox: webhook deliveries in the hub's SQLite file (table
  * hub_webhook_deliveries, migration 7), so a pending delivery is sent after a
- * restart. A claim is one IMMEDIATE transaction (select due, set the lease),
+ * restart; and the endpoints admins manage over REST (hub_webhook_endpoints, migration 9). A claim is one IMMEDIATE transaction (select due, set the lease),
  * so two processes on one file never take the same delivery; an attempt is
  * recorded only while its lease is still the delivery's.
  */
 import type Database from "better-sqlite3";
 import { requireTables } from "../../../engine/checkpoint/sqlite-open.ts";
 import { decodeJson, encodeJson } from "../../runs/records.ts";
-import { appendAttempt, type AttemptOutcome, type DeliveryAttempt, type DeliveryFilter, type DeliveryStatus, type NewDelivery, type WebhookDelivery, type WebhookOutbox } from "../../review/webhooks/outbox.ts";
+import { appendAttempt, type StoredEndpoint, type AttemptOutcome, type DeliveryAttempt, type DeliveryFilter, type DeliveryStatus, type NewDelivery, type WebhookDelivery, type WebhookOutbox } from "../../review/webhooks/outbox.ts";
 import { WEBHOOK_TABLES } from "./migrations.ts";
 import { openHubDatabase } from "./open.ts";
 
@@ -73,6 +73,44 @@ function prepare(db: Database.Database) {
       "UPDATE hub_webhook_deliveries SET status = 'pending', tries = 0, lease = NULL, next_attempt_at = ?, updated_at = ? WHERE delivery_id = ? AND tenant = ? AND status = 'failed'",
     ),
     nextDue: db.prepare<[], { at: string | null }>("SELECT MIN(next_attempt_at) AS at FROM hub_webhook_deliveries WHERE status = 'pending'"),
+    putEndpoint: db.prepare<EndpointRow>(
+      `INSERT INTO hub_webhook_endpoints (tenant, endpoint_id, url, secret, events, queues, answer_links, created_at, updated_at)
+       VALUES (@tenant, @endpoint_id, @url, @secret, @events, @queues, @answer_links, @created_at, @updated_at)
+       ON CONFLICT (tenant, endpoint_id) DO UPDATE SET url = excluded.url, secret = excluded.secret, events = excluded.events,
+         queues = excluded.queues, answer_links = excluded.answer_links, updated_at = excluded.updated_at`,
+    ),
+    endpoint: db.prepare<[string, string], EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM hub_webhook_endpoints WHERE tenant = ? AND endpoint_id = ?`),
+    endpointsOf: db.prepare<[string], EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM hub_webhook_endpoints WHERE tenant = ? ORDER BY endpoint_id`),
+    allEndpoints: db.prepare<[], EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM hub_webhook_endpoints ORDER BY tenant, endpoint_id`),
+    deleteEndpoint: db.prepare<[string, string]>("DELETE FROM hub_webhook_endpoints WHERE tenant = ? AND endpoint_id = ?"),
+  };
+}
+
+interface EndpointRow {
+  tenant: string;
+  endpoint_id: string;
+  url: string;
+  secret: string;
+  events: string | null;
+  queues: string | null;
+  answer_links: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const ENDPOINT_COLUMNS = "tenant, endpoint_id, url, secret, events, queues, answer_links, created_at, updated_at";
+
+function endpointOf(row: EndpointRow): StoredEndpoint {
+  return {
+    tenant: row.tenant,
+    id: row.endpoint_id,
+    url: row.url,
+    secret: row.secret,
+    events: row.events === null ? null : (decodeJson(row.events) as string[]),
+    queues: row.queues === null ? null : (decodeJson(row.queues) as string[]),
+    answerLinks: row.answer_links === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }
 
@@ -140,6 +178,35 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
   async nextDue(): Promise<string | null> {
     return this.#sql.nextDue.get()?.at ?? null;
+  }
+
+  async putEndpoint(e: StoredEndpoint, now: number): Promise<StoredEndpoint> {
+    return this.#atomic(() => {
+      const at = iso(now);
+      const row: EndpointRow = {
+        tenant: e.tenant,
+        endpoint_id: e.id,
+        url: e.url,
+        secret: e.secret,
+        events: e.events === null ? null : encodeJson(e.events),
+        queues: e.queues === null ? null : encodeJson(e.queues),
+        answer_links: e.answerLinks ? 1 : 0,
+        created_at: at,
+        updated_at: at,
+      };
+      this.#sql.putEndpoint.run(row);
+      const stored = this.#sql.endpoint.get(e.tenant, e.id);
+      if (stored === undefined) throw new Error(`webhook endpoint ${e.id} was not stored`);
+      return endpointOf(stored);
+    });
+  }
+
+  async listEndpoints(tenant?: string): Promise<StoredEndpoint[]> {
+    return (tenant === undefined ? this.#sql.allEndpoints.all() : this.#sql.endpointsOf.all(tenant)).map(endpointOf);
+  }
+
+  async deleteEndpoint(tenant: string, id: string): Promise<boolean> {
+    return this.#sql.deleteEndpoint.run(tenant, id).changes === 1;
   }
 
   async close(): Promise<void> {

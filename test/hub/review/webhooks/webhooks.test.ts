@@ -96,7 +96,7 @@ describe("webhooks", () => {
     const otherOne = await fetch(`${hub.url}/webhooks/deliveries/${String(delivery?.["delivery_id"])}`, { headers: await authHeaders("ada", ["admin"], "globex") });
     expect(otherOne.status).toBe(404);
     expect((await rest(hub, "/webhooks/deliveries?status=nope")).status).toBe(400);
-    expect((await rest(hub, "/webhooks/endpoints")).body).toEqual({ endpoints: [{ id: "ops-hook", url: receiver.url, tenant: "acme", events: ["input.requested"] }] });
+    expect((await rest(hub, "/webhooks/endpoints")).body).toEqual({ endpoints: [{ id: "ops-hook", url: receiver.url, tenant: "acme", events: ["input.requested"], managed: "config" }] });
   });
 
   it("a delivery that ran out of tries is failed; replay sends it again with the same webhook-id; only a failed one is replayed", async () => {

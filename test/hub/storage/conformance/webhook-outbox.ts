@@ -120,6 +120,20 @@ export function describeWebhookOutboxConformance(name: string, make: () => Promi
       expect(await outbox().get("globex", "a1")).toBeUndefined();
     });
 
+    it("keeps REST-managed endpoints per tenant: create, replace (createdAt kept), list, delete", async () => {
+      const e = { tenant: "acme", id: "hook", url: "https://a.example/x", secret: "whsec_" + "A".repeat(44), events: ["input.requested"], queues: null, answerLinks: true, createdAt: "", updatedAt: "" };
+      const created = await outbox().putEndpoint(e, T0);
+      expect(created).toEqual({ ...e, createdAt: iso(T0), updatedAt: iso(T0) });
+      await outbox().putEndpoint({ ...e, tenant: "globex" }, T0);
+      const replaced = await outbox().putEndpoint({ ...e, url: "https://b.example/y", events: null, queues: ["ops"], answerLinks: false }, T0 + 10);
+      expect(replaced).toEqual({ ...e, url: "https://b.example/y", events: null, queues: ["ops"], answerLinks: false, createdAt: iso(T0), updatedAt: iso(T0 + 10) });
+      expect((await outbox().listEndpoints("acme")).map((x) => x.url)).toEqual(["https://b.example/y"]);
+      expect((await outbox().listEndpoints()).map((x) => [x.tenant, x.id])).toEqual([["acme", "hook"], ["globex", "hook"]]);
+      expect(await outbox().deleteEndpoint("acme", "hook")).toBe(true);
+      expect(await outbox().deleteEndpoint("acme", "hook")).toBe(false);
+      expect((await outbox().listEndpoints()).map((x) => x.tenant)).toEqual(["globex"]);
+    });
+
     it.runIf(shared)("two handles on the same data never claim the same delivery", async () => {
       if (!fixture.other) throw new Error("a shared backend's fixture needs other()");
       const other = await fixture.other();
