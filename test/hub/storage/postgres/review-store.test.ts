@@ -26,6 +26,29 @@ describeWith("DATABASE_URL", "PostgresReviewStore", (url) => {
     };
   });
 
+  it("counts exactly k votes of a k_of_n quorum voted from 3 nodes' pools at once, and resumes it once", async () => {
+    const { db, dispose } = await freshDatabase(url);
+    const others = await Promise.all([1, 2].map(() => PostgresDatabase.open({ connectionString: url, schema: db.schema, poolConfig: TEST_POOL_CONFIG })));
+    try {
+      const stores = [db, ...others].map((d) => new PostgresReviewStore(d));
+      await stores[0]!.createItem(newItem("q", { routing: { quorum: { mode: "k_of_n", k: 3 } } }), T0);
+      const votes = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => stores[i % 3]!.answer("q", { sub: `r${i}`, name: `R${i}`, tenant: "acme", roles: ["reviewer"] }, { type: "approve", i }, T0 + 1)),
+      );
+      expect(votes.filter((v) => v.ok)).toHaveLength(3);
+      expect(votes.filter((v) => v.ok && v.vote?.outcome === "approved")).toHaveLength(1);
+      const item = await stores[2]!.getItem("q");
+      expect(item?.votes).toHaveLength(3);
+      expect(item?.status).toBe("answered");
+      for (const lost of votes.filter((v) => !v.ok)) expect(lost).toMatchObject({ code: "already_answered", winner: item?.answer?.by });
+      const resumes = await Promise.all(stores.map((s, i) => s.takeResume("r1", "batch", T0 + 2, `resume-${i}`)));
+      expect(resumes.filter((r) => r !== null)).toHaveLength(1);
+    } finally {
+      await Promise.all(others.map((o) => o.close()));
+      await dispose();
+    }
+  });
+
   it("lets the database pick one winner among 30 answers from 3 nodes' pools", async () => {
     const { db, dispose } = await freshDatabase(url);
     const others = await Promise.all([1, 2].map(() => PostgresDatabase.open({ connectionString: url, schema: db.schema, poolConfig: TEST_POOL_CONFIG })));
