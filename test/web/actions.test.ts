@@ -67,4 +67,47 @@ describe.skipIf(!hasChromium())("per-action items in Chromium", { timeout: 90_00
     ]);
     await siblings.getByText(/rejected by Rita/).waitFor(UI);
   });
+
+  it("the refund's quorum: progress live on every finance page, a reassignment leaves one inbox and appears in another, two approvals resume", async () => {
+    const hub = await h.hub();
+    const olive = h.sdk(hub, await token("u_olive", "Olive", ["operator", "observer"]));
+    const root = h.sdk(hub, await token("root", "Root", ["admin", "observer"]));
+    const sam = await h.person(hub, "sam", "Sam", ["reviewer", "observer"]);
+    const tom = await h.person(hub, "tom", "Tom", ["reviewer", "observer"]);
+    const vic = await h.person(hub, "vic", "Vic", ["reviewer", "observer"]);
+    const sidSdk = h.sdk(hub, await token("sid", "Sid", ["reviewer", "observer"]));
+    await olive.thread("exp-quorum").run("expense-approval", {});
+    const refundRow = (page: Page) => rowOf(page, /^issue_refund\(order: "A-1027"/);
+    await refundRow(tom).waitFor(UI);
+    const id = await refundRow(tom).getAttribute("data-interrupt");
+    expect(id).toMatch(/\.0$/);
+    await sidSdk.thread("exp-quorum").respond(id!.replace(/\.0$/, ".1"), { type: "approve" });
+    // vic is no candidate yet.
+    expect(await refundRow(vic).count()).toBe(0);
+
+    // Sam approves; Tom, looking at the refund, sees the progress appear.
+    await refundRow(tom).getByRole("link", { name: /^issue_refund/ }).click();
+    await tom.getByRole("button", { name: "Approve", exact: true }).waitFor(UI);
+    await refundRow(sam).getByRole("link", { name: /^issue_refund/ }).click();
+    await sam.getByRole("button", { name: "Approve", exact: true }).click();
+    await sam.getByText("1 of 2 approved: Sam", { exact: true }).waitFor(UI);
+    await tom.getByText("1 of 2 approved: Sam", { exact: true }).waitFor(UI);
+
+    // An admin gives the refund to sam and vic: it leaves Tom's inbox (greyed, saying to whom) and appears in Vic's.
+    await root.thread("exp-quorum").reassign(id!, { users: ["sam", "vic"], reason: "Tom is away" });
+    await tom.getByRole("link", { name: "← Inbox" }).click();
+    await refundRow(tom).getByText("reassigned to sam, vic (finance)").waitFor(UI);
+    await refundRow(vic).waitFor(UI);
+    await refundRow(vic).getByRole("link", { name: /^issue_refund/ }).click();
+    await vic.getByText("1 of 2 approved: Sam", { exact: true }).waitFor(UI);
+    await vic.getByRole("button", { name: "Approve", exact: true }).click();
+    await vic.getByRole("status").filter({ hasText: "The run resumed." }).waitFor(UI);
+
+    const messages = async () => ((await olive.thread("exp-quorum").getState())["messages"] ?? []) as Array<{ type: string; name?: string; status?: string; content: unknown }>;
+    await vi.waitFor(async () => expect((await messages()).at(-1)?.type).toBe("ai"), UI);
+    expect((await messages()).filter((m) => m.type === "tool").map((m) => [m.name, m.status])).toEqual([
+      ["issue_refund", "success"],
+      ["send_email", "success"],
+    ]);
+  });
 });

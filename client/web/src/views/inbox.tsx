@@ -36,6 +36,21 @@ interface Row {
   resolved?: ResolvedInterrupt;
   /** One action of a multi-action interrupt: its rows are listed together, in action order. */
   action?: ReviewActionJson | undefined;
+  /** Still pending, but reassigned to others: it leaves this inbox (greyed, saying to whom). */
+  movedTo?: string;
+}
+
+/** Whether the item's candidates (after a reassignment) still include this person. */
+function stillMine(review: InterruptView["review"], me: { sub: string; roles: readonly string[] }): boolean {
+  if (!review || me.roles.includes("admin")) return true;
+  const { users, roles } = review;
+  if (users.length === 0 && roles.length === 0) return true;
+  return users.includes(me.sub) || roles.some((r) => me.roles.includes(r));
+}
+
+function movedText(review: NonNullable<InterruptView["review"]>): string {
+  const who = [...review.users.map((u) => printable(u)), ...review.roles.map((r) => `role ${printable(r)}`)].join(", ");
+  return `reassigned to ${who || "everyone"}${review.queue !== "default" ? ` (${printable(review.queue)})` : ""}`;
 }
 
 function rowOfOpen(item: InterruptView): Row {
@@ -132,7 +147,7 @@ export function groupActions<T extends { action?: ReviewActionJson | undefined; 
 
 const InboxRow = memo(function InboxRow({ row, looking, selected, me, first }: { row: Row; looking: Person[]; selected: boolean; me: string; first: boolean }): ReactNode {
   const claimedBy = row.open?.claimed_by;
-  const done = row.resolved !== undefined;
+  const done = row.resolved !== undefined || row.movedTo !== undefined;
   const others = looking.filter((p) => p.sub !== me);
   // A one-action request reads like any question: no group to show.
   const action = row.action !== undefined && row.action.count > 1 ? row.action : undefined;
@@ -166,7 +181,12 @@ const InboxRow = memo(function InboxRow({ row, looking, selected, me, first }: {
       </td>
       <td className={`cell-expiry ${row.expiresAt !== null && !done ? "" : "cell-empty"}`}>{row.expiresAt !== null && !done ? <Countdown at={row.expiresAt} /> : <span className="muted">—</span>}</td>
       <td className="cell-status">
-        {done && row.resolved ? (
+        {row.movedTo !== undefined ? (
+          <span className="outcome">
+            <StatusPill status="open" />
+            <span className="small">{row.movedTo}</span>
+          </span>
+        ) : done && row.resolved ? (
           <span className="outcome">
             <StatusPill status={row.resolved.outcome} />
             <span className="small">
@@ -221,7 +241,11 @@ export function InboxView({ queue }: { queue: QueueHandle }): ReactNode {
   // Questions that left the queue stay visible a while, with their outcome (the SDK keeps what was asked).
   const rows = useMemo(() => {
     // One Row per SDK object (the SDK keeps an unchanged item's identity), so an update re-renders its row only.
-    const open = items.map((item) => cached(item, rowOfOpen));
+    // An item reassigned away from me stays listed a while, greyed, saying to whom (it left live).
+    const open = items.map((item) => {
+      const row = cached(item, rowOfOpen);
+      return item.review && !stillMine(item.review, me.principal) ? { ...row, movedTo: movedText(item.review) } : row;
+    });
     const done: Row[] = [];
     for (const r of resolved) {
       if (r.at !== undefined && now - r.at > RESOLVED_VISIBLE_MS) continue;
@@ -237,14 +261,15 @@ export function InboxView({ queue }: { queue: QueueHandle }): ReactNode {
       expiry: (a, b) => (a.expiresAt ?? Infinity) - (b.expiresAt ?? Infinity) || time(a) - time(b),
     };
     // Open items first; what was resolved sinks below them.
-    return groupActions(filtered.sort((a, b) => Number(a.resolved !== undefined) - Number(b.resolved !== undefined) || sorters[sort](a, b)));
-  }, [items, resolved, queueFilter, assistantFilter, sort, now]);
+    const gone = (r: Row) => Number(r.resolved !== undefined || r.movedTo !== undefined);
+    return groupActions(filtered.sort((a, b) => gone(a) - gone(b) || sorters[sort](a, b)));
+  }, [items, resolved, queueFilter, assistantFilter, sort, now, me.principal]);
 
   const queues = useMemo(() => [...new Set(items.map((i) => i.review?.queue ?? "default"))].sort(), [items]);
   const assistants = useMemo(() => [...new Set(items.map((i) => i.review?.assistant_id ?? "").filter(Boolean))].sort(), [items]);
   const looking = useMemo(() => lookingAt(presence), [presence]);
   const watchers = useMemo(() => peopleOf(presence).filter((p) => p.sub !== me.principal.sub), [presence, me.principal.sub]);
-  const openCount = rows.filter((r) => !r.resolved).length;
+  const openCount = rows.filter((r) => !r.resolved && r.movedTo === undefined).length;
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

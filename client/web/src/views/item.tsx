@@ -204,15 +204,17 @@ export function ItemView({ threadId, interruptId, queue }: { threadId: string; i
       : undefined;
   const disabled = readOnlyReason !== undefined || !pendingNow || outcome?.kind === "sending" || payload === undefined;
 
+  // The answer is bound to what this page shows: if the item changed since, the hub refuses it as stale_payload.
+  const payloadDigest = record?.payload_digest ?? open?.payload_digest;
   const submit = useCallback(
     (value: unknown) => {
       setOutcome({ kind: "sending" });
-      thread.respond(interruptId, value).then(
+      thread.respond(interruptId, value, payloadDigest === undefined ? {} : { payloadDigest }).then(
         (r) => setOutcome({ kind: "sent", resumed: r.run_id }),
         (e: unknown) => setOutcome({ kind: "refused", error: e instanceof HubClientError ? e : new HubClientError("unknown_error", String(e)) }),
       );
     },
-    [thread, interruptId],
+    [thread, interruptId, payloadDigest],
   );
 
   const toggleClaim = useCallback(() => {
