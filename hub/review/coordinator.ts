@@ -9,7 +9,8 @@
 import type { Principal } from "../auth/index.ts";
 import type { Logger } from "../logger.ts";
 import { SwitchboardError, assertNever, type ProtocolEvent, type QuorumProgressData } from "../protocol/index.ts";
-import { progressJson, requestedEvent, type ReviewEvent } from "./events.ts";
+import { claimedEvent, progressJson, requestedEvent, type ReviewEvent } from "./events.ts";
+import { activeClaim } from "./policy.ts";
 import type { VoteOutcome } from "./quorum.ts";
 import type { RoutingHook } from "./routing.ts";
 import { ReviewService, type AnswerInput } from "./service.ts";
@@ -433,7 +434,10 @@ export class ReviewCoordinator implements RunObserver {
   /** A re-routing event also reaches the subscribers of where the item was, and shows it as new where it now is. */
   #deliverToQueues(item: ReviewItem, event: ProtocolEvent, before: ReviewItem | undefined): void {
     if (before === undefined) this.queues.deliver(item, event);
-    else this.queues.deliverMove(before, item, event, requestedEvent(item, event.params.timestamp));
+    else {
+      const at = event.params.timestamp;
+      this.queues.deliverMove(before, item, event, [requestedEvent(item, at), ...(activeClaim(item, at) ? [claimedEvent(item, at)] : [])]);
+    }
   }
 
   /** Another node's review event: its queue subscribers here hear it as if it were ours. */

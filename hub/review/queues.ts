@@ -58,16 +58,17 @@ export class QueueFanout {
    * An event that re-routed the item (an escalation, a reassignment):
    * subscribers who saw it before hear the event (named by the old queue when
    * it left theirs, so they drop it); subscribers who see it only now get it
-   * as new — `appear` (its `input.requested`) first, then the event.
+   * as new — `appear` (its `input.requested`, and `input.claimed` while a
+   * claim holds it, as a snapshot would show it) first, then the event.
    */
-  deliverMove(before: ReviewItem, after: ReviewItem, event: ProtocolEvent, appear: ProtocolEvent): void {
+  deliverMove(before: ReviewItem, after: ReviewItem, event: ProtocolEvent, appear: readonly ProtocolEvent[]): void {
     for (const listener of this.#listeners.values()) {
       const saw = reaches(listener, before);
       const sees = reaches(listener, after);
       if (saw) {
         listener.deliver(event, sees ? after : before);
       } else if (sees) {
-        listener.deliver(appear, after);
+        for (const shown of appear) listener.deliver(shown, after);
         listener.deliver(event, after);
       }
     }

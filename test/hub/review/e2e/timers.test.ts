@@ -67,6 +67,8 @@ describe("review timers in a hub", () => {
     expect(ok(await mona.request("queue.subscribe", { queue: "managers" }))).toMatchObject({ items: 0 });
     // Mona is no candidate before the escalation.
     expect(await mona.request("input.respond", { namespace: [], interrupt_id: id, response: "early" }, { thread_id: "t-esc" })).toMatchObject({ type: "error", error: "permission_denied" });
+    // Carol is working on it when it escalates: her claim stays.
+    ok(await carolThread.request("input.claim", { interrupt_id: id, ttl_ms: 3_600_000 }, { thread_id: "t-esc" }));
 
     now += 5 * MIN;
     await internalsOf(second).reviews.tick();
@@ -80,9 +82,10 @@ describe("review timers in a hub", () => {
     await carolQueue.waitForEvent((e) => e.method === "input.escalated", "input.escalated in the old queue");
     expect(carolQueue.events.find((e) => e.method === "input.escalated")).toMatchObject({ queue: "ops", params: { data: { queue: "managers" } } });
     await mona.waitForEvent((e) => e.method === "input.escalated", "input.escalated in the new queue");
-    const monaSaw = mona.events.filter((e) => e.method === "input.requested" || e.method === "input.escalated");
+    const monaSaw = mona.events.filter((e) => e.method === "input.requested" || e.method === "input.claimed" || e.method === "input.escalated");
     expect(monaSaw.map((e) => [e.method, Reflect.get(e, "queue")])).toEqual([
       ["input.requested", "managers"],
+      ["input.claimed", "managers"],
       ["input.escalated", "managers"],
     ]);
     expect(Reflect.get(monaSaw[0]!, "review")).toMatchObject({ queue: "managers", roles: ["manager"] });
@@ -113,13 +116,14 @@ describe("review timers in a hub", () => {
     const deniedAudit = (await read(denied!))["audit"] as Array<{ kind: string; detail?: unknown }>;
     expect(deniedAudit.map((e) => e.kind)).toEqual(["requested", "expired"]);
 
-    // The widened candidate answers; the run resumes once.
+    // Carol hands it back; the widened candidate answers; the run resumes once.
+    ok(await carolThread.request("input.release", { interrupt_id: id }, { thread_id: "t-esc" }));
     expect(ok(await mona.request("input.respond", { namespace: [], interrupt_id: id, response: "approved by a manager" }, { thread_id: "t-esc" }))).toMatchObject({ resumed: true });
     await carolThread.waitForEvent(isRootLifecycle("completed"), "t-esc completed");
     expect(count(carolThread.events, "input.escalated", id!)).toBe(1);
     expect(count(carolThread.events, "input.reminder", id!)).toBe(1);
     const audit = (await read(id!))["audit"] as Array<{ kind: string }>;
-    expect(audit.map((e) => e.kind)).toEqual(["requested", "rejected", "escalated", "reminded", "answered"]);
+    expect(audit.map((e) => e.kind)).toEqual(["requested", "rejected", "claimed", "escalated", "reminded", "released", "answered"]);
   });
 
   it("keep: the item stays in the inbox past its deadline, overdue, and is answered late", async () => {
