@@ -93,10 +93,12 @@ describe.skipIf(!hasChromium())("per-action items in Chromium", { timeout: 90_00
     await sam.getByText("1 of 2 approved: Sam", { exact: true }).waitFor(UI);
     await tom.getByText("1 of 2 approved: Sam", { exact: true }).waitFor(UI);
 
+    await tom.getByLabel("1 open", { exact: true }).waitFor(UI);
     // An admin gives the refund to sam and vic: it leaves Tom's inbox (greyed, saying to whom) and appears in Vic's.
     await root.thread("exp-quorum").reassign(id!, { users: ["sam", "vic"], reason: "Tom is away" });
     await tom.getByRole("link", { name: "← Inbox" }).click();
     await refundRow(tom).getByText("reassigned to sam, vic (finance)").waitFor(UI);
+    await tom.getByLabel("0 open", { exact: true }).waitFor(UI); // the nav's count no longer has it
     await refundRow(vic).waitFor(UI);
     await refundRow(vic).getByRole("link", { name: /^issue_refund/ }).click();
     await vic.getByText("1 of 2 approved: Sam", { exact: true }).waitFor(UI);

@@ -9,7 +9,7 @@ import { Avatar } from "./components/people.tsx";
 import { countdown } from "./format.ts";
 import { hasRole, useConnectionState, useNow, useQueueItems, useSession } from "./hub.tsx";
 import { hrefOf, useRoute } from "./router.ts";
-import { InboxView, INBOX_QUEUE } from "./views/inbox.tsx";
+import { InboxView, INBOX_QUEUE, stillMine } from "./views/inbox.tsx";
 import { RunView } from "./views/run.tsx";
 import { ThreadsView } from "./views/threads.tsx";
 
@@ -92,7 +92,9 @@ export function Shell(): ReactNode {
   const route = useRoute();
   const reviewer = hasRole(me, "reviewer");
   const inbox = useMemo(() => client.queue(INBOX_QUEUE), [client]);
-  const { items } = useQueueItems(inbox);
+  const { items: all } = useQueueItems(inbox);
+  // Items reassigned away from me are still listed (greyed) but no longer count.
+  const items = useMemo(() => all.filter((i) => stillMine(i.review, me.principal)), [all, me.principal]);
   useEffect(() => {
     if (reviewer) void inbox.subscribe().catch(() => undefined);
   }, [inbox, reviewer]);

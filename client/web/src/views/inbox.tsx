@@ -41,7 +41,7 @@ interface Row {
 }
 
 /** Whether the item's candidates (after a reassignment) still include this person. */
-function stillMine(review: InterruptView["review"], me: { sub: string; roles: readonly string[] }): boolean {
+export function stillMine(review: InterruptView["review"], me: { sub: string; roles: readonly string[] }): boolean {
   if (!review || me.roles.includes("admin")) return true;
   const { users, roles } = review;
   if (users.length === 0 && roles.length === 0) return true;
