@@ -5,11 +5,20 @@
  */
 import { describe, expect, it } from "vitest";
 import { peopleOf } from "../../client/web/src/components/people.tsx";
-import { summarize, words } from "../../client/web/src/format.ts";
+import { countdown, summarize, words } from "../../client/web/src/format.ts";
 import { groupActions } from "../../client/web/src/views/inbox.tsx";
 import { progressText, refusalText } from "../../client/web/src/views/item.tsx";
 import { HubClientError } from "../../client/index.ts";
 import { REVIEW_DRAFT } from "../../hub/index.ts";
+
+describe("deadlines", () => {
+  it("counts down, then says expired — or overdue for an item kept pending past its deadline", () => {
+    expect(countdown(10_000, 0)).toBe("in 10 s");
+    expect(countdown(0, 5_000)).toBe("expired");
+    expect(countdown(0, 5_000, "overdue")).toBe("overdue");
+    expect(countdown(null, 0)).toBe("");
+  });
+});
 
 describe("per-action items", () => {
   it("shows a human-in-the-loop tool call as a call, and a whole request as its calls", () => {

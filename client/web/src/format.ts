@@ -118,10 +118,11 @@ export function ago(at: number | undefined, now: number): string {
 }
 
 /** Time left until `at`: "in 42 s", "in 3 min", or "expired". */
-export function countdown(at: number | null | undefined, now: number): string {
+/** `past`: the word once `at` has passed — "overdue" for an item whose expiry policy keeps it pending. */
+export function countdown(at: number | null | undefined, now: number, past = "expired"): string {
   if (at === null || at === undefined) return "";
   const s = Math.round((at - now) / 1000);
-  if (s <= 0) return "expired";
+  if (s <= 0) return past;
   if (s < 60) return `in ${s} s`;
   const m = Math.floor(s / 60);
   if (m < 60) return `in ${m} min ${s % 60 > 0 && m < 5 ? `${s % 60} s` : ""}`.trimEnd();

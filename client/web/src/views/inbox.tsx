@@ -32,6 +32,8 @@ interface Row {
   node: string | undefined;
   requestedAt: number | undefined;
   expiresAt: number | null;
+  /** Its expiry policy keeps it pending past the deadline: the countdown ends "overdue", not "expired". */
+  keep?: boolean;
   open?: InterruptView;
   resolved?: ResolvedInterrupt;
   /** One action of a multi-action interrupt: its rows are listed together, in action order. */
@@ -64,6 +66,7 @@ function rowOfOpen(item: InterruptView): Row {
     node: item.node,
     requestedAt: item.review?.created_at ?? item.requested_at,
     expiresAt: item.review?.expires_at ?? null,
+    keep: item.review?.on_expire?.action === "keep",
     open: item,
     action: item.review?.action,
   };
@@ -109,8 +112,8 @@ function Age({ at }: { at: number | undefined }): ReactNode {
   return useClockText((now) => ago(at, now));
 }
 
-function Countdown({ at }: { at: number }): ReactNode {
-  const text = useClockText((now) => countdown(at, now));
+function Countdown({ at, keep = false }: { at: number; keep?: boolean | undefined }): ReactNode {
+  const text = useClockText((now) => countdown(at, now, keep ? "overdue" : "expired"));
   const soon = useClockText((now) => (at - now < 60_000 ? "text-warn" : ""));
   return <span className={soon}>{text}</span>;
 }
@@ -179,7 +182,7 @@ const InboxRow = memo(function InboxRow({ row, looking, selected, me, first }: {
       <td className="cell-age">
         <Age at={row.requestedAt} />
       </td>
-      <td className={`cell-expiry ${row.expiresAt !== null && !done ? "" : "cell-empty"}`}>{row.expiresAt !== null && !done ? <Countdown at={row.expiresAt} /> : <span className="muted">—</span>}</td>
+      <td className={`cell-expiry ${row.expiresAt !== null && !done ? "" : "cell-empty"}`}>{row.expiresAt !== null && !done ? <Countdown at={row.expiresAt} keep={row.keep} /> : <span className="muted">—</span>}</td>
       <td className="cell-status">
         {row.movedTo !== undefined ? (
           <span className="outcome">

@@ -196,6 +196,8 @@ export function ItemView({ threadId, interruptId, queue }: { threadId: string; i
   const answeredBy = resolved?.answered_by ?? record?.answer?.answered_by;
   const expiresAt = record?.expires_at ?? inboxItem?.review?.expires_at ?? null;
   const pendingNow = status === "open" || status === "claimed";
+  // Its expiry policy keeps it pending past the deadline: past it, it is overdue, still answerable.
+  const keep = (record?.routing.on_expire?.action ?? inboxItem?.review?.on_expire?.action) === "keep";
 
   const readOnlyReason = !reviewer
     ? `You are signed in as ${me.principal.roles.join(", ") || "no role"}: answering needs the reviewer role.`
@@ -277,7 +279,7 @@ export function ItemView({ threadId, interruptId, queue }: { threadId: string; i
           {resolved?.outcome === "answered" && <span>answered by {printable(answeredBy?.name ?? "someone")} · {ago(resolved.at, now)}</span>}
           {record?.node && <span className="mono muted">{record.node}</span>}
           {record?.created_at && <span className="muted">asked {ago(record.created_at, now)}</span>}
-          {expiresAt !== null && pendingNow && <span className="text-warn">expires {countdown(expiresAt, now)}</span>}
+          {expiresAt !== null && pendingNow && <span className="text-warn">{keep && expiresAt <= now ? "overdue: kept open past its deadline" : `expires ${countdown(expiresAt, now)}`}</span>}
           {progress && <span className="quorum">{progressText(progress)}</span>}
           {lookers.length > 0 && (
             <span className="looking">
