@@ -5,13 +5,17 @@
  * connection banner — around the routed view. An expired or refused token
  * returns to sign-in; the page never sits there silently not updating.
  */
-import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
+import { Suspense, lazy, useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import { HubClient, HubClientError, platformSocketFactory } from "../../index.ts";
 import { Shell } from "./shell.tsx";
 import { SessionProvider, type Session } from "./hub.tsx";
 import { adoptTokenFromUrl, forgetToken, isExpired, readClaims, storedToken, storeToken } from "./session.ts";
 import { SignIn } from "./views/signin.tsx";
-import { LinkPage, linkRouteOf } from "./views/link.tsx";
+import { linkRouteOf } from "./router.ts";
+
+// The answer-link page carries every answer form (the schema form and its validator):
+// its own chunk, fetched only when a link is opened, off the signed-in app's first load.
+const LinkPage = lazy(() => import("./views/link.tsx").then((m) => ({ default: m.LinkPage })));
 
 type Phase = { kind: "loading" } | { kind: "signin"; reason?: string | undefined } | { kind: "ready"; session: Session } | { kind: "down"; message: string };
 
@@ -24,7 +28,13 @@ function expiredMessage(at: number | null | undefined): string {
 export function App(): ReactNode {
   // An answer link is its own credential: its page needs no sign-in and no connection.
   const link = linkRouteOf(window.location.hash);
-  if (link) return <LinkPage interruptId={link.interruptId} token={link.token} />;
+  if (link) {
+    return (
+      <Suspense fallback={<main className="page" aria-busy="true" />}>
+        <LinkPage interruptId={link.interruptId} token={link.token} />
+      </Suspense>
+    );
+  }
   return <SignedInApp />;
 }
 

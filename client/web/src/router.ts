@@ -52,3 +52,17 @@ export function useRoute(): Route {
   );
   return parseRoute(hash);
 }
+
+/**
+ * The link route's parts, when the page was opened by an answer link
+ * (`#/link/<interrupt>/<token>`): that page is outside the signed-in routes.
+ */
+export function linkRouteOf(hash: string): { interruptId: string; token: string } | null {
+  const match = /^#\/link\/([^/]+)\/([^/?#]+)$/.exec(hash);
+  if (!match) return null;
+  try {
+    return { interruptId: decodeURIComponent(match[1] ?? ""), token: decodeURIComponent(match[2] ?? "") };
+  } catch {
+    return null;
+  }
+}

@@ -159,14 +159,3 @@ export function LinkPage({ interruptId, token }: { interruptId: string; token: s
     </main>
   );
 }
-
-/** The link route's parts, when the page was opened by an answer link. */
-export function linkRouteOf(hash: string): { interruptId: string; token: string } | null {
-  const match = /^#\/link\/([^/]+)\/([^/?#]+)$/.exec(hash);
-  if (!match) return null;
-  try {
-    return { interruptId: decodeURIComponent(match[1] ?? ""), token: decodeURIComponent(match[2] ?? "") };
-  } catch {
-    return null;
-  }
-}
