@@ -43,6 +43,23 @@ export function describeWith(variable: ServiceVariable, name: string, body: (url
 }
 
 /**
+ * `describe` when Postgres and Redis are both configured (several nodes share
+ * both); otherwise one skipped test whose name says which variable to set.
+ */
+export function describeWithCluster(name: string, body: (urls: { databaseUrl: string; redisUrl: string }) => void): void {
+  const databaseUrl = serviceUrl("DATABASE_URL");
+  const redisUrl = serviceUrl("REDIS_URL");
+  if (databaseUrl === undefined || redisUrl === undefined) {
+    const missing = (["DATABASE_URL", "REDIS_URL"] as const).filter((v) => serviceUrl(v) === undefined);
+    describe(name, () => {
+      it.skip(`skipped: ${missing.join(" and ")} not set (set ${missing.map((v) => `${v}=${EXAMPLES[v]}`).join(" ")} to run)`, () => {});
+    });
+    return;
+  }
+  describe(name, () => body({ databaseUrl, redisUrl }));
+}
+
+/**
  * Pool settings for tests: few connections (the machine's Postgres is shared by
  * parallel test files and other users), and commits that do not wait for the
  * WAL flush — a test never crashes the database server, and an fsync per

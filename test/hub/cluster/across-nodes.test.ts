@@ -20,7 +20,7 @@ import { decodeAwarenessEntries, decodeBase64Update, encodeBase64Update } from "
 import type { ProtocolEvent, ProtocolResponse } from "../../../hub/protocol/index.ts";
 import { HubProcess } from "../../support/hub-process.ts";
 import { ALL_CHANNELS, TestSocket, WAIT, interruptIdsOf, isRootLifecycle } from "../../support/hub.ts";
-import { describeWith, dropSchema, serviceUrl, uniqueSchemaName } from "../../support/services.ts";
+import { describeWithCluster, dropSchema, uniqueSchemaName } from "../../support/services.ts";
 
 const SECRET = "across-nodes-secret-that-is-long-enough!!";
 const REVIEWER = ["observer", "reviewer"];
@@ -73,11 +73,9 @@ function statesOf(events: ProtocolEvent[]): Map<number, Record<string, unknown> 
   return states;
 }
 
-describeWith("DATABASE_URL", "three hub processes: queues, claims, presence and run commands across nodes", (databaseUrl) => {
-  const redisUrl = serviceUrl("REDIS_URL");
+describeWithCluster("three hub processes: queues, claims, presence and run commands across nodes", ({ databaseUrl, redisUrl }) => {
 
   it("a queue subscriber, a claim, presence and run commands see and act on every node", { timeout: 180_000 }, async () => {
-    if (redisUrl === undefined) throw new Error("REDIS_URL is needed with DATABASE_URL for this test");
     const schema = uniqueSchemaName("across");
     const env = {
       SWITCHBOARD_DATABASE_URL: databaseUrl,

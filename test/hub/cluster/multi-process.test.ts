@@ -17,7 +17,7 @@ import { afterEach, expect, it, vi } from "vitest";
 import type { ProtocolEvent, ProtocolResponse } from "../../../hub/protocol/index.ts";
 import { HubProcess } from "../../support/hub-process.ts";
 import { ALL_CHANNELS, TestSocket, WAIT, interruptIdsOf, isRootLifecycle } from "../../support/hub.ts";
-import { describeWith, dropSchema, serviceUrl, uniqueSchemaName } from "../../support/services.ts";
+import { describeWithCluster, dropSchema, uniqueSchemaName } from "../../support/services.ts";
 
 const LEASE_MS = 2_000;
 const nodes: HubProcess[] = [];
@@ -38,11 +38,9 @@ const ids = (events: ProtocolEvent[]): string[] => events.map((e) => e.event_id 
 const seqs = (events: ProtocolEvent[]): number[] => events.map((e) => e.seq ?? 0);
 const resultOf = (r: ProtocolResponse): Record<string, unknown> => (r.type === "success" ? r.result : {});
 
-describeWith("DATABASE_URL", "three hub processes on one Postgres and one Redis", (databaseUrl) => {
-  const redisUrl = serviceUrl("REDIS_URL");
+describeWithCluster("three hub processes on one Postgres and one Redis", ({ databaseUrl, redisUrl }) => {
 
   it("one stream per thread, one winning answer, a killed node's run taken over, everything kept over a restart", { timeout: 180_000 }, async () => {
-    if (redisUrl === undefined) throw new Error("REDIS_URL is needed with DATABASE_URL for this test");
     const schema = uniqueSchemaName("procs");
     const env = {
       SWITCHBOARD_DATABASE_URL: databaseUrl,

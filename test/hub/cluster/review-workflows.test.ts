@@ -11,7 +11,7 @@ import { mintToken } from "../../../hub/auth/index.ts";
 import type { ProtocolEvent, ProtocolResponse } from "../../../hub/protocol/index.ts";
 import { HubProcess } from "../../support/hub-process.ts";
 import { TestSocket, WAIT, isRootLifecycle } from "../../support/hub.ts";
-import { describeWith, dropSchema, serviceUrl, uniqueSchemaName } from "../../support/services.ts";
+import { describeWithCluster, dropSchema, uniqueSchemaName } from "../../support/services.ts";
 
 const SECRET = "review-workflows-across-nodes-secret!!";
 const REVIEWER = ["observer", "reviewer"];
@@ -38,11 +38,9 @@ function ok(response: ProtocolResponse): Record<string, unknown> {
 
 const requestedIds = (events: ProtocolEvent[]) => events.flatMap((e) => (e.method === "input.requested" ? [e.params.data.interrupt_id] : []));
 
-describeWith("DATABASE_URL", "three hub processes: quorum votes and reassignment across nodes", (databaseUrl) => {
-  const redisUrl = serviceUrl("REDIS_URL");
+describeWithCluster("three hub processes: quorum votes and reassignment across nodes", ({ databaseUrl, redisUrl }) => {
 
   it("a 2-of-3 quorum voted on two nodes at once resumes once; a reassignment on one node reaches the new queue on another", { timeout: 180_000 }, async () => {
-    if (redisUrl === undefined) throw new Error("REDIS_URL is needed with DATABASE_URL for this test");
     const schema = uniqueSchemaName("workflows");
     const env = {
       SWITCHBOARD_DATABASE_URL: databaseUrl,

@@ -9,10 +9,9 @@ import { expect, it } from "vitest";
 import type { HubConfig } from "../../../hub/index.ts";
 import type { ProtocolEvent } from "../../../hub/protocol/index.ts";
 import { TestSocket, WAIT, interruptIdsOf, isRootLifecycle, onCleanup, testHub, wsUrl } from "../../support/hub.ts";
-import { describeWith, dropSchema, serviceUrl, uniqueSchemaName } from "../../support/services.ts";
+import { describeWithCluster, dropSchema, uniqueSchemaName } from "../../support/services.ts";
 
-describeWith("DATABASE_URL", "two hub nodes on one Postgres and one Redis", (databaseUrl) => {
-  const redisUrl = serviceUrl("REDIS_URL");
+describeWithCluster("two hub nodes on one Postgres and one Redis", ({ databaseUrl, redisUrl }) => {
 
   async function cluster(count: number, extra: Partial<HubConfig["cluster"]> = {}, hub: HubConfig = {}) {
     const schema = uniqueSchemaName("nodes");
@@ -23,7 +22,7 @@ describeWith("DATABASE_URL", "two hub nodes on one Postgres and one Redis", (dat
         await testHub({
           demoTokenDelayMs: 2,
           ...hub,
-          cluster: { databaseUrl, ...(redisUrl ? { redisUrl } : {}), schema, redisPrefix, nodeId: `node-${i}`, runLeaseMs: 1_000, ...extra },
+          cluster: { databaseUrl, redisUrl, schema, redisPrefix, nodeId: `node-${i}`, runLeaseMs: 1_000, ...extra },
         }),
       );
     }

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it, vi } from "vitest";
 import { internalsOf } from "../../../../hub/hub.ts";
 import type { ProtocolEvent } from "../../../../hub/protocol/index.ts";
-import { describeWith, dropSchema, serviceUrl, uniqueSchemaName } from "../../../support/services.ts";
+import { describeWithCluster, dropSchema, uniqueSchemaName } from "../../../support/services.ts";
 import { onCleanup, testHub } from "../../../support/hub.ts";
 import { newSecret } from "../../../../hub/review/webhooks/sign.ts";
 import { startReceiver } from "../webhooks/receiver.ts";
@@ -175,8 +175,7 @@ describe("review timers to people outside the hub", () => {
   });
 });
 
-describeWith("DATABASE_URL", "review timers on three hub nodes sharing one Postgres", (databaseUrl) => {
-  const redisUrl = serviceUrl("REDIS_URL");
+describeWithCluster("review timers on three hub nodes sharing one Postgres", ({ databaseUrl, redisUrl }) => {
 
   it("fires an escalation once, and a reminder once, although all three nodes tick at the same moment", async () => {
     let now = Date.now();
@@ -188,7 +187,7 @@ describeWith("DATABASE_URL", "review timers on three hub nodes sharing one Postg
         await testHub({
           assistants: testAssistants({}),
           review: { clock: () => now },
-          cluster: { databaseUrl, ...(redisUrl ? { redisUrl } : {}), schema, redisPrefix, nodeId: `node-${i}`, runLeaseMs: 1_000 },
+          cluster: { databaseUrl, redisUrl, schema, redisPrefix, nodeId: `node-${i}`, runLeaseMs: 1_000 },
         }),
       );
     }

@@ -10,20 +10,19 @@ import { expect, it, vi } from "vitest";
 import { internalsOf } from "../../../../hub/hub.ts";
 import { newSecret } from "../../../../hub/review/webhooks/sign.ts";
 import { onCleanup, testHub, WAIT } from "../../../support/hub.ts";
-import { describeWith, dropSchema, serviceUrl, uniqueSchemaName } from "../../../support/services.ts";
+import { describeWithCluster, dropSchema, uniqueSchemaName } from "../../../support/services.ts";
 import { startReceiver } from "./receiver.ts";
 
-describeWith("DATABASE_URL", "webhooks on two nodes", (databaseUrl) => {
+describeWithCluster("webhooks on two nodes", ({ databaseUrl, redisUrl }) => {
   it("every event of six review runs is delivered exactly once, whichever node decided or sends it", async () => {
     const secret = newSecret();
     const receiver = await startReceiver(secret, () => new Promise((resolve) => setTimeout(() => resolve(204), 20)));
     const schema = uniqueSchemaName("hooks");
-    const redisUrl = serviceUrl("REDIS_URL");
     const redisPrefix = `sbtest:${randomBytes(6).toString("hex")}:`;
     const webhooks = { endpoints: [{ id: "ops", url: receiver.url, secret, tenant: "default", events: ["input.requested", "input.answered", "run.completed"] }], pollMs: 50 };
     const nodes = [];
     for (const nodeId of ["node-a", "node-b"]) {
-      nodes.push(await testHub({ demoTokenDelayMs: 1, webhooks, cluster: { databaseUrl, ...(redisUrl ? { redisUrl } : {}), schema, redisPrefix, nodeId, runLeaseMs: 1_000 } }));
+      nodes.push(await testHub({ demoTokenDelayMs: 1, webhooks, cluster: { databaseUrl, redisUrl, schema, redisPrefix, nodeId, runLeaseMs: 1_000 } }));
     }
     onCleanup(() => dropSchema(databaseUrl, schema));
     const [a, b] = nodes as [(typeof nodes)[number], (typeof nodes)[number]];
