@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
 import { printable, HubClientError, type QueueHandle } from "../../../index.ts";
-import type { ReviewActionJson, ReviewRecord } from "../../../../hub/protocol/index.ts";
+import type { QuorumProgressData, ReviewActionJson, ReviewRecord } from "../../../../hub/protocol/index.ts";
 import { PayloadView } from "../components/payload.tsx";
 import { Avatars, peopleOf } from "../components/people.tsx";
 import { StatusPill } from "../components/status.tsx";
@@ -61,16 +61,7 @@ function notCandidateReason(record: ReviewRecord, me: { sub: string; roles: read
 }
 
 /** A quorum item's progress in its current stage (REST `quorum.progress`), when it has one. */
-interface Progress {
-  approved: number;
-  rejected: number;
-  required: number;
-  approvers: string[];
-  rejecters: string[];
-  stage: number;
-  stages: number;
-  stage_name: string | null;
-}
+type Progress = QuorumProgressData;
 
 function quorumProgressOf(record: ReviewRecord | null): Progress | undefined {
   const quorum = record === null ? undefined : (Reflect.get(record, "quorum") as { progress?: Progress } | undefined);
