@@ -81,6 +81,13 @@ interface CoordinatorOptions {
   webhooks?: { publish(event: WebhookEventInput): Promise<void> } | undefined;
 }
 
+/**
+ * After the store failed (Postgres down, a dropped connection), how long until
+ * a tick or a resume hand-off is tried again; doubled per failure, up to the max.
+ */
+export const RETRY_MS = 1_000;
+const MAX_RETRY_MS = 30_000;
+
 /** The bus topic of review events for queue subscribers (one for every tenant: few, small messages). */
 const REVIEWS_TOPIC = "reviews";
 
@@ -106,6 +113,8 @@ export class ReviewCoordinator implements RunObserver {
   #timerAt: number | undefined;
   #closed = false;
   #unsubscribe: (() => void) | undefined;
+  /** Resume hand-offs waiting to be tried again, by resume run id. */
+  readonly #retries = new Map<string, NodeJS.Timeout>();
 
   constructor(options: CoordinatorOptions) {
     this.#o = options;
@@ -315,6 +324,8 @@ export class ReviewCoordinator implements RunObserver {
     this.#unsubscribe = undefined;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
+    for (const timer of this.#retries.values()) clearTimeout(timer);
+    this.#retries.clear();
   }
 
   /** Whether the expiry timer is armed (tests check it is gone after close). */
@@ -339,7 +350,9 @@ export class ReviewCoordinator implements RunObserver {
     const runIds: string[] = [];
     for (const batch of batches) {
       const runId = await this.#resume(batch).catch((error: unknown) => {
-        this.#o.logger.error(`resuming run ${batch.runId} of thread ${batch.threadId}: ${error instanceof Error ? error.message : String(error)}`);
+        const retry = !(error instanceof ThreadGone);
+        this.#o.logger.error(`resuming run ${batch.runId} of thread ${batch.threadId}: ${error instanceof Error ? error.message : String(error)}${retry ? `; trying again in ${RETRY_MS} ms` : ""}`);
+        if (retry) this.#retryResume(batch, RETRY_MS);
         return undefined;
       });
       if (runId !== undefined) runIds.push(runId);
@@ -350,7 +363,7 @@ export class ReviewCoordinator implements RunObserver {
   async #resume(batch: ResumeBatch): Promise<string | undefined> {
     if (Object.keys(batch.answers).length === 0) return undefined;
     const thread = await this.#o.hubStore.getThread(batch.threadId, batch.tenant);
-    if (!thread) throw new Error(`thread ${batch.threadId} is gone`);
+    if (!thread) throw new ThreadGone(batch.threadId);
     // The resume runs on behalf of the run's starter, so self-approval rules keep applying to its next questions.
     const starter: Principal = { sub: batch.startedBy, name: batch.startedBy, tenant: batch.tenant, roles: [] };
     const run = await this.#o.runs.resumeReviewed(thread, batch, starter);
@@ -471,11 +484,73 @@ export class ReviewCoordinator implements RunObserver {
         this.#timer = setTimeout(() => {
           this.#timer = undefined;
           this.#timerAt = undefined;
-          this.tick().catch((error: unknown) => this.#o.logger.error(`review tick: ${String(error)}`));
+          this.tick().catch((error: unknown) => {
+            this.#o.logger.error(`review tick: ${String(error)}; trying again in ${RETRY_MS} ms`);
+            this.#armRetry();
+          });
         }, delay);
         this.#timer.unref();
       })
-      .catch((error: unknown) => this.#o.logger.error(`review deadline: ${String(error)}`));
+      .catch((error: unknown) => {
+        this.#o.logger.error(`review deadline: ${String(error)}; trying again in ${RETRY_MS} ms`);
+        this.#armRetry();
+      });
+  }
+
+  /** The store failed to tick or to say the next deadline: a due claim, expiry or escalation is not dropped, it is tried again. */
+  #armRetry(): void {
+    if (this.#closed || this.#timer !== undefined) return;
+    this.#timerAt = undefined;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#schedule();
+    }, RETRY_MS);
+    this.#timer.unref();
+  }
+
+  /**
+   * A resume whose start failed (the store was down) is tried again, with
+   * backoff, until it starts or its answers no longer wait (applied, or the
+   * thread is gone): an accepted answer is never left without its resume
+   * until the next restart. Safe to repeat: a failed start launched nothing,
+   * and the resume keeps its run id.
+   */
+  #retryResume(batch: ResumeBatch, delay: number): void {
+    if (this.#closed || this.#retries.has(batch.resumeRunId)) return;
+    const timer = setTimeout(() => {
+      this.#retries.delete(batch.resumeRunId);
+      void this.#resumeAgain(batch).then((done) => {
+        if (!done) this.#retryResume(batch, Math.min(delay * 2, MAX_RETRY_MS));
+      });
+    }, delay);
+    timer.unref();
+    this.#retries.set(batch.resumeRunId, timer);
+  }
+
+  /** One more try of a resume hand-off; true when nothing is left to try. */
+  async #resumeAgain(batch: ResumeBatch): Promise<boolean> {
+    if (this.#closed) return true;
+    try {
+      const waiting = (await this.service.unappliedResumes()).find((b) => b.resumeRunId === batch.resumeRunId);
+      if (waiting === undefined) return true;
+      await this.#resume(waiting);
+      this.#o.logger.info(`resumed run ${batch.runId} of thread ${batch.threadId} (run ${batch.resumeRunId}) on a later try`);
+      return true;
+    } catch (error) {
+      if (error instanceof ThreadGone) {
+        await this.service.markApplied(batch.resumeRunId).catch(() => undefined);
+        return true;
+      }
+      this.#o.logger.error(`resuming run ${batch.runId} of thread ${batch.threadId} again: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+  }
+}
+
+/** The thread of a resume was deleted: nothing is left to resume. */
+class ThreadGone extends Error {
+  constructor(threadId: string) {
+    super(`thread ${threadId} is gone`);
   }
 }
 
