@@ -8,6 +8,7 @@ import { peopleOf } from "../../client/web/src/components/people.tsx";
 import { countdown, summarize, words } from "../../client/web/src/format.ts";
 import { groupActions } from "../../client/web/src/views/inbox.tsx";
 import { progressText, refusalText } from "../../client/web/src/views/item.tsx";
+import { actionCounts } from "../../client/web/src/views/run.tsx";
 import { HubClientError } from "../../client/index.ts";
 import { REVIEW_DRAFT } from "../../hub/index.ts";
 
@@ -109,5 +110,14 @@ describe("what the page prints from others is escaped", () => {
   it("control and bidi characters in a payload or a presence name show as escapes", () => {
     expect(summarize("Approve \u202etxt.exe\u001b[31m?")).toBe("Approve \\u202etxt.exe\\x1b[31m?");
     expect(peopleOf([{ clientId: 1, state: { user: { sub: "eve", name: "Eve\u202e\u0007" } } }])).toEqual([{ sub: "eve", name: "Eve\\u202e\\x07" }]);
+  });
+});
+
+describe("the run view's questions", () => {
+  it("a multi-action request is known by its actions' items (<id>.<index>): it has no item of its own to read", () => {
+    const counts = actionCounts(["58ce", "58ce.0", "58ce.1", "a1b2", "v1.2"]);
+    expect([...counts]).toEqual([["58ce", 2]]);
+    // An id that merely has a dot is not a group unless the part before it is a question too.
+    expect(actionCounts(["v1.2", "x.y"]).size).toBe(0);
   });
 });

@@ -69,17 +69,39 @@ function Timeline({ tree, now }: { tree: AgentTree; now: number }): ReactNode {
   );
 }
 
-/** An answered question with the answer itself, read from its review item. */
-function ResolvedQuestion({ item, now }: { item: ResolvedInterrupt; now: number }): ReactNode {
+/**
+ * How many review items a question was split into: a multi-action request
+ * (LangChain's human-in-the-loop, Agent Inbox's list) is one item per action,
+ * `<interrupt_id>.<index>`, each listed as its own question; the request
+ * itself has no item of its own.
+ */
+export function actionCounts(ids: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  const all = new Set(ids);
+  for (const id of ids) {
+    const dot = id.lastIndexOf(".");
+    const group = dot > 0 && /^\d+$/.test(id.slice(dot + 1)) ? id.slice(0, dot) : undefined;
+    if (group !== undefined && all.has(group)) counts.set(group, (counts.get(group) ?? 0) + 1);
+  }
+  return counts;
+}
+
+function actionsNote(count: number): string {
+  return count === 1 ? "its action is a question of its own here" : `each of its ${count} actions is a question of its own here`;
+}
+
+/** An answered question with the answer itself, read from its review item (a multi-action request: from its actions'). */
+function ResolvedQuestion({ item, now, actions }: { item: ResolvedInterrupt; now: number; actions: number | undefined }): ReactNode {
   const { client } = useSession();
   const [record, setRecord] = useState<ReviewRecord | null>(null);
   useEffect(() => {
+    if (actions !== undefined) return;
     let gone = false;
     client.reviewItem(item.interrupt_id).then((r) => !gone && setRecord(r), () => undefined);
     return () => {
       gone = true;
     };
-  }, [client, item.interrupt_id]);
+  }, [client, item.interrupt_id, actions]);
   const answer = record?.answer;
   return (
     <li className="question question-done">
@@ -88,7 +110,13 @@ function ResolvedQuestion({ item, now }: { item: ResolvedInterrupt; now: number 
         <span>{summarize(item.payload ?? record?.payload, 100)}</span>
       </div>
       <div className="small">
-        {item.outcome === "answered" ? <>answered by <strong>{printable(item.answered_by?.name ?? answer?.answered_by.name ?? "someone")}</strong></> : item.outcome}
+        {item.outcome === "answered" && actions !== undefined ? (
+          <>answered: {actionsNote(actions)}</>
+        ) : item.outcome === "answered" ? (
+          <>answered by <strong>{printable(item.answered_by?.name ?? answer?.answered_by.name ?? "someone")}</strong></>
+        ) : (
+          item.outcome
+        )}
         {item.at !== undefined && <span className="muted"> · {ago(item.at, now)}</span>}
         {item.reason && <span className="muted"> · {item.reason}</span>}
       </div>
@@ -110,6 +138,7 @@ export function RunView({ threadId }: { threadId: string }): ReactNode {
   const tree = useThreadSlice(thread, "tree");
   const pending = useThreadSlice(thread, "interrupts");
   const resolved = useThreadSlice(thread, "resolved");
+  const actions = useMemo(() => actionCounts([...pending, ...resolved].map((q) => q.interrupt_id)), [pending, resolved]);
   const presence = useThreadSlice(thread, "presence");
   const now = useNow(status.status === "running" || status.status === "started" ? 250 : 1000);
   const [assistants, setAssistants] = useState<AssistantInfo[]>([]);
@@ -193,13 +222,17 @@ export function RunView({ threadId }: { threadId: string }): ReactNode {
                     {q.node && <span className="mono">{q.node}</span>} asked {ago(q.requested_at, now)}
                     {q.claimed_by && <> · claimed by {printable(q.claimed_by.name)}</>}
                   </div>
-                  <a className="btn btn-small" href={hrefOf({ view: "item", threadId, interruptId: q.interrupt_id })}>
-                    {reviewer ? "Open to answer" : "Open"}
-                  </a>
+                  {actions.has(q.interrupt_id) ? (
+                    <div className="small muted">{actionsNote(actions.get(q.interrupt_id) ?? 0)}</div>
+                  ) : (
+                    <a className="btn btn-small" href={hrefOf({ view: "item", threadId, interruptId: q.interrupt_id })}>
+                      {reviewer ? "Open to answer" : "Open"}
+                    </a>
+                  )}
                 </li>
               ))}
               {[...resolved].reverse().map((r) => (
-                <ResolvedQuestion key={r.interrupt_id} item={r} now={now} />
+                <ResolvedQuestion key={r.interrupt_id} item={r} now={now} actions={actions.get(r.interrupt_id)} />
               ))}
             </ul>
           </section>
