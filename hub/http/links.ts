@@ -15,6 +15,7 @@ import type { HubServices } from "../services.ts";
 import { readJsonBody } from "./body.ts";
 import { failResponse } from "./errors.ts";
 import { reviewItemJson } from "./review-json.ts";
+import { expectationsOf } from "./reviews.ts";
 
 type Env = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };
 
@@ -38,10 +39,10 @@ export function addLinkPageRoutes<E extends Env>(app: Hono<E>, services: HubServ
     try {
       const id = c.req.param("interrupt_id");
       const body: unknown = await readJsonBody(c, services.limits, undefined);
-      if (!isRecord(body) || !("response" in body)) throw new SwitchboardError("invalid_argument", 'the body must be { "response": <answer> }');
+      if (!isRecord(body) || !("response" in body)) throw new SwitchboardError("invalid_argument", 'the body must be { "response": <answer>, "payload_digest"?: <the item\'s digest> }');
       const agent = c.req.header("user-agent");
       const source = { remote: c.env?.incoming?.socket.remoteAddress ?? null, userAgent: agent === undefined || agent === "" ? null : agent.slice(0, USER_AGENT_MAX) };
-      const { items, runIds } = await linksOf(services).answer(id, c.req.param("token"), body["response"], source);
+      const { items, runIds } = await linksOf(services).answer(id, c.req.param("token"), { value: body["response"], ...expectationsOf(body) }, source);
       const item = items[0];
       return c.json({
         interrupt_id: id,

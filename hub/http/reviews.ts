@@ -10,7 +10,7 @@ import type { Principal } from "../auth/index.ts";
 import { SwitchboardError, commandSchema, encodeEvent, type ProtocolEvent } from "../protocol/index.ts";
 import { activeClaim, claimedEvent, mayAnswer, requestedEvent } from "../review/index.ts";
 import { auditJson, reviewItemJson } from "./review-json.ts";
-import { refusalError } from "../review/index.ts";
+import { refusalError, type AnswerExpectations } from "../review/index.ts";
 import type { HubServices } from "../services.ts";
 import { failResponse } from "./errors.ts";
 import { SSE_HEADERS, SSE_HEARTBEAT, sseFrameBytes } from "./sse-frame.ts";
@@ -59,11 +59,7 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
       const id = c.req.param("interrupt_id");
       const body: unknown = await readJsonBody(c, services.limits, undefined);
       if (typeof body !== "object" || body === null || !("response" in body)) throw new SwitchboardError("invalid_argument", 'the body must be { "response": <answer>, "payload_digest"?: <the item\'s digest> }');
-      const digest = (body as { payload_digest?: unknown }).payload_digest;
-      if (digest !== undefined && (typeof digest !== "string" || !/^[0-9a-f]{64}$/.test(digest))) {
-        throw new SwitchboardError("invalid_argument", "payload_digest must be the item's payload_digest: 64 lowercase hex digits");
-      }
-      const answer = { interruptId: id, value: body.response, ...(digest === undefined ? {} : { expect: { payloadDigest: digest } }) };
+      const answer = { interruptId: id, value: body.response, ...expectationsOf(body) };
       const { items, runIds, votes } = await reviews.answer(c.get("principal"), [answer], undefined);
       const item = items[0];
       return c.json({
@@ -175,4 +171,14 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
       return failResponse(error);
     }
   });
+}
+
+/** The `payload_digest` an answer body was bound to (what its sender saw), as the review service expects it. */
+export function expectationsOf(body: object): { expect?: AnswerExpectations } {
+  const digest = (body as { payload_digest?: unknown }).payload_digest;
+  if (digest === undefined) return {};
+  if (typeof digest !== "string" || !/^[0-9a-f]{64}$/.test(digest)) {
+    throw new SwitchboardError("invalid_argument", "payload_digest must be the item's payload_digest: 64 lowercase hex digits");
+  }
+  return { expect: { payloadDigest: digest } };
 }

@@ -13,6 +13,7 @@ import { mayAnswer } from "../policy.ts";
 import { parseDuration } from "../routing.ts";
 import type { ReviewStore } from "../store.ts";
 import type { ReviewItem } from "../types.ts";
+import type { AnswerInput } from "../service.ts";
 import { checkLink, mintLink, type LinkClaims } from "./token.ts";
 import type { LinkUses } from "./uses.ts";
 
@@ -37,6 +38,9 @@ export interface MintedLink {
   path: string;
   url?: string;
 }
+
+/** Refusals after which the link is spent: the item is over, or over for its holder. */
+const SPENDS_LINK: ReadonlySet<string> = new Set(["already_answered", "already_voted", "interrupt_expired", "interrupt_cancelled", "permission_denied", "no_such_interrupt"]);
 
 /** Why a link is refused: data for the page. */
 function refused(link: "invalid" | "expired" | "used" | "other_item", message: string, extra: Record<string, unknown> = {}): SwitchboardError {
@@ -110,15 +114,21 @@ export class AnswerLinks {
    * through the coordinator as the link's candidate. A malformed answer
    * (invalid_argument) gives the use back, so the holder can correct it.
    */
-  async answer(interruptId: string, token: string, value: unknown, source: Omit<ActionSource, "transport">): ReturnType<ReviewCoordinator["answer"]> {
+  /**
+   * Answers the item with the link, once. A refusal that leaves the item open
+   * for this holder (a bad value, a stale digest, someone else's claim, the
+   * store unavailable) gives the use back: only an answer taken, or an item
+   * that is over, spends the link.
+   */
+  async answer(interruptId: string, token: string, answer: Omit<AnswerInput, "interruptId">, source: Omit<ActionSource, "transport">): ReturnType<ReviewCoordinator["answer"]> {
     const claims = await this.#check(interruptId, token);
     const used = await this.#uses.use({ nonce: claims.nonce, tenant: claims.tenant, interruptId, sub: claims.sub }, this.#clock());
     if (!used.ok) throw refused("used", `this link was already used (at ${used.first.usedAt})`, { used_at: Date.parse(used.first.usedAt) });
     const holder: Principal = { sub: claims.sub, name: claims.name, tenant: claims.tenant, roles: claims.roles, source: { transport: "link", ...source } };
     try {
-      return await this.#reviews.answer(holder, [{ interruptId, value }], undefined);
+      return await this.#reviews.answer(holder, [{ interruptId, ...answer }], undefined);
     } catch (error) {
-      if (error instanceof SwitchboardError && error.code === "invalid_argument") await this.#uses.release(claims.nonce);
+      if (!(error instanceof SwitchboardError && SPENDS_LINK.has(error.code))) await this.#uses.release(claims.nonce);
       throw error;
     }
   }

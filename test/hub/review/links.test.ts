@@ -24,8 +24,8 @@ async function open(hub: RunningHub, path: string): Promise<{ status: number; bo
   return { status: r.status, body: (await r.json()) as Record<string, unknown> };
 }
 
-async function use(hub: RunningHub, path: string, response: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const r = await fetch(`${hub.url}${path}/answer`, { method: "POST", headers: { "content-type": "application/json", "user-agent": "mail-client/2" }, body: JSON.stringify({ response }) });
+async function use(hub: RunningHub, path: string, response: unknown, extra: Record<string, unknown> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+  const r = await fetch(`${hub.url}${path}/answer`, { method: "POST", headers: { "content-type": "application/json", "user-agent": "mail-client/2" }, body: JSON.stringify({ response, ...extra }) });
   return { status: r.status, body: (await r.json()) as Record<string, unknown> };
 }
 
@@ -60,6 +60,22 @@ describe("answer links", () => {
     const exported = await fetch(`${hub.url}/audit/export?thread_id=ln-1`, { headers: await authHeaders("ada", ["admin"]) });
     const lines = (await exported.text()).split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.find((l) => l["kind"] === "answered")).toMatchObject({ by: { sub: "rita" }, source: { transport: "link", user_agent: "mail-client/2" } });
+  });
+
+  it("an answer bound to a digest the item no longer has is refused as stale and does not spend the link; the right digest answers once", async () => {
+    const hub = await reviewHub();
+    const { ids: [id] } = await startAndWait(hub, "ln-stale", "gate", { review: { users: ["rita"] } });
+    const minted = (await mint(hub, id!, { sub: "rita" })).body;
+    const shown = (await open(hub, apiPath(minted))).body["item"] as Record<string, unknown>;
+    expect(shown["payload_digest"]).toMatch(/^[0-9a-f]{64}$/);
+
+    const stale = await use(hub, apiPath(minted), "yes", { payload_digest: "0".repeat(64) });
+    expect(stale).toMatchObject({ status: 409, body: { error: "stale_payload" } });
+    const malformed = await use(hub, apiPath(minted), "yes", { payload_digest: "not-a-digest" });
+    expect(malformed).toMatchObject({ status: 400, body: { error: "invalid_argument" } });
+
+    expect(await use(hub, apiPath(minted), "yes", { payload_digest: shown["payload_digest"] })).toMatchObject({ status: 200, body: { answered_by: { sub: "rita" }, resumed: true } });
+    expect((await use(hub, apiPath(minted), "again")).body).toMatchObject({ details: { link: "used" } });
   });
 
   it("refuses an expired link, a tampered one and another item's, each saying so; concurrent uses: one wins", async () => {

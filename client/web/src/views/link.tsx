@@ -17,6 +17,8 @@ interface LinkPageData {
     interrupt_id: string;
     thread_id: string;
     payload: unknown;
+    /** What this page shows; the answer is bound to it (a changed item refuses it as stale). */
+    payload_digest?: string;
     status: string;
     routing: { response_schema?: unknown };
     answer: { answered_by: { name: string }; answered_at: number } | null;
@@ -79,15 +81,17 @@ export function LinkPage({ interruptId, token }: { interruptId: string; token: s
       if (state.kind !== "ready") return;
       setSending(true);
       setAnswerError(null);
-      void fetch(`${api}/answer`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ response: value }) })
+      void fetch(`${api}/answer`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ response: value, ...(state.data.item.payload_digest ? { payload_digest: state.data.item.payload_digest } : {}) }) })
         .then(async (response) => {
           if (response.ok) {
             const body = (await response.json()) as { answered_by?: { name: string } };
             return setState({ kind: "answered", data: state.data, by: body.answered_by?.name ?? state.data.link.name });
           }
           const refusal = await asRefusal(response);
-          // A malformed answer leaves the link usable: the form stays, with the reason.
+          // A refusal that leaves the item open keeps the link usable: the form stays, with the reason.
           if (refusal.error === "invalid_argument") setAnswerError(`The hub refused the answer: ${refusal.message}`);
+          else if (refusal.error === "stale_payload") setAnswerError("This item changed since this page showed it. Reload the page to see what is asked now; the link still works.");
+          else if (refusal.error === "claim_held" || refusal.error === "unavailable") setAnswerError(`Not answered yet: ${refusal.message} The link still works.`);
           else setState({ kind: "refused", refusal });
         })
         .catch((error: unknown) => setAnswerError(`The hub did not answer: ${String(error)}`))
