@@ -56,4 +56,36 @@ describe.skipIf(!hasChromium())("an answer link in Chromium", { timeout: 90_000 
     h.defer(() => tampered.context.close());
     await tampered.page.getByRole("alert").filter({ hasText: "This link is not valid" }).waitFor(UI);
   });
+
+  it("a link to one action of a multi-action request answers with the decisions its config allows, not a generic approve", async () => {
+    const hub = await h.hub();
+    const olive = h.sdk(hub, await token("u_olive", "Olive", ["operator", "observer"]));
+    const admin = { authorization: `Bearer ${await token("u_admin", "Admin", ["admin", "reviewer", "observer"])}`, "content-type": "application/json" };
+    await olive.thread("link-act").run("expense-approval", {});
+    let emailId = "";
+    await expect
+      .poll(async () => {
+        const { items } = (await (await fetch(`${hub.url}/queues/support/items`, { headers: admin })).json()) as { items: Array<{ interrupt_id: string; thread_id: string }> };
+        emailId = items.find((i) => i.thread_id === "link-act")?.interrupt_id ?? "";
+        return emailId;
+      }, UI)
+      .toMatch(/\.1$/);
+    const minted = await fetch(`${hub.url}/reviews/${emailId}/links`, { method: "POST", headers: admin, body: JSON.stringify({ sub: "sid", name: "Sid" }) });
+    expect(minted.status).toBe(200);
+    const { path } = (await minted.json()) as { path: string };
+
+    const { context, page, errors } = await openPage(h.browser, `${hub.url}${path}`);
+    h.defer(async () => {
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+    await page.getByRole("heading", { name: "A question for Sid" }).waitFor(UI);
+    // The email's config allows approve, edit and reject: those buttons, no Agent Inbox Respond.
+    for (const name of ["Approve", "Edit", "Reject"]) await page.getByRole("button", { name, exact: true }).waitFor(UI);
+    expect(await page.getByRole("button", { name: "Respond", exact: true }).count()).toBe(0);
+    await page.getByRole("button", { name: "Approve", exact: true }).click();
+    await page.getByRole("status").filter({ hasText: "this link is now used" }).waitFor(UI);
+    const item = (await (await fetch(`${hub.url}/reviews/${emailId}`, { headers: admin })).json()) as { answer: { answered_by: { sub: string }; response: unknown } };
+    expect(item.answer).toMatchObject({ answered_by: { sub: "sid" }, response: { type: "approve" } });
+  });
 });

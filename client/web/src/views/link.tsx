@@ -10,6 +10,7 @@ import { PayloadView } from "../components/payload.tsx";
 import { StatusPill } from "../components/status.tsx";
 import { clockTime } from "../format.ts";
 import { kindFor } from "../kinds/index.ts";
+import type { ReviewActionJson } from "../../../../hub/protocol/index.ts";
 
 interface LinkPageData {
   link: { sub: string; name: string; expires_at: number };
@@ -19,6 +20,8 @@ interface LinkPageData {
     payload: unknown;
     /** What this page shows; the answer is bound to it (a changed item refuses it as stale). */
     payload_digest?: string;
+    /** Set when the item is one action of a multi-action interrupt. */
+    action?: ReviewActionJson | null;
     status: string;
     routing: { response_schema?: unknown };
     answer: { answered_by: { name: string }; answered_at: number } | null;
@@ -121,7 +124,8 @@ export function LinkPage({ interruptId, token }: { interruptId: string; token: s
   }
   const { data } = state;
   const item = data.item;
-  const answerItem = { interruptId: item.interrupt_id, payload: item.payload, responseSchema: item.routing.response_schema };
+  // One action of a multi-action request answers with the decisions its config allows, as on the item page.
+  const answerItem = { interruptId: item.interrupt_id, payload: item.payload, responseSchema: item.routing.response_schema, action: item.action ?? undefined };
   const kind = kindFor(answerItem);
   const Form = kind.Form;
   const pending = item.status === "open" || item.status === "claimed";
