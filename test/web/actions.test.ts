@@ -9,7 +9,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { hasChromium } from "../support/browser.ts";
-import { UI, WebHarness, token } from "./harness.ts";
+import { UI, WebHarness, firstQuestion, token } from "./harness.ts";
 
 const h = new WebHarness();
 beforeAll(() => h.open(), 60_000);
@@ -111,5 +111,19 @@ describe.skipIf(!hasChromium())("per-action items in Chromium", { timeout: 90_00
       ["issue_refund", "success"],
       ["send_email", "success"],
     ]);
+  });
+
+  it("the run view lists a multi-action request's actions, each opening its own item (the request has none of its own)", async () => {
+    const hub = await h.hub();
+    const olive = h.sdk(hub, await token("u_olive", "Olive", ["operator", "observer"]));
+    await olive.thread("exp-run").run("expense-approval", {});
+    await firstQuestion(olive, "exp-run");
+    // Opened after the question was asked: the page knows the request from the thread's snapshot only.
+    const rita = await h.person(hub, "rita", "Rita", ["reviewer", "observer"], { route: "#/threads/exp-run" });
+    await rita.getByText("each of its 2 actions is decided as an item of its own").waitFor(UI);
+    expect(await rita.getByRole("link", { name: "Open to answer" }).count()).toBe(0);
+    await rita.getByRole("link", { name: "2. send_email" }).click();
+    await rita.getByRole("heading", { name: "This request's actions" }).waitFor(UI);
+    for (const name of ["Approve", "Edit", "Reject"]) await rita.getByRole("button", { name, exact: true }).waitFor(UI);
   });
 });

@@ -5,10 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { peopleOf } from "../../client/web/src/components/people.tsx";
-import { countdown, summarize, words } from "../../client/web/src/format.ts";
+import { countdown, requestActions, summarize, words } from "../../client/web/src/format.ts";
 import { groupActions } from "../../client/web/src/views/inbox.tsx";
 import { progressText, refusalText } from "../../client/web/src/views/item.tsx";
-import { actionCounts } from "../../client/web/src/views/run.tsx";
 import { HubClientError } from "../../client/index.ts";
 import { REVIEW_DRAFT } from "../../hub/index.ts";
 
@@ -114,10 +113,15 @@ describe("what the page prints from others is escaped", () => {
 });
 
 describe("the run view's questions", () => {
-  it("a multi-action request is known by its actions' items (<id>.<index>): it has no item of its own to read", () => {
-    const counts = actionCounts(["58ce", "58ce.0", "58ce.1", "a1b2", "v1.2"]);
-    expect([...counts]).toEqual([["58ce", 2]]);
-    // An id that merely has a dot is not a group unless the part before it is a question too.
-    expect(actionCounts(["v1.2", "x.y"]).size).toBe(0);
+  it("a multi-action request is known by its payload: its actions by name, each answered as its own item", () => {
+    const hitl = { action_requests: [{ name: "issue_refund", args: {} }, { name: "send_email", args: {} }], review_configs: [{ action_name: "issue_refund", allowed_decisions: ["approve"] }] };
+    expect(requestActions(hitl)).toEqual(["issue_refund", "send_email"]);
+    expect(requestActions({ actionRequests: [{ name: "a", args: {} }], reviewConfigs: [] })).toEqual(["a"]);
+    expect(requestActions([{ action_request: { action: "write", args: {} }, config: { allow_accept: true } }])).toEqual(["write"]);
+    // Any other question is asked as itself.
+    expect(requestActions({ question: "ok?" })).toBeUndefined();
+    expect(requestActions({ action_requests: [{ name: "a" }] })).toBeUndefined();
+    expect(requestActions(["a", "b"])).toBeUndefined();
+    expect(requestActions([])).toBeUndefined();
   });
 });

@@ -159,3 +159,22 @@ export function hueOf(key: string): number {
 export function shortId(id: string, length = 8): string {
   return id.length <= length + 1 ? id : `${id.slice(0, length)}…`;
 }
+
+/**
+ * The actions a multi-action request proposes, by name, in order — LangChain's
+ * human-in-the-loop request (`action_requests` with `review_configs`) or Agent
+ * Inbox's `HumanInterrupt` list — or undefined for any other question. The hub
+ * makes each action its own review item, `<interrupt_id>.<index>`.
+ */
+export function requestActions(payload: unknown): string[] | undefined {
+  if (Array.isArray(payload)) {
+    const names = payload.map((entry) => (isRecord(entry) && isRecord(entry["action_request"]) && isRecord(entry["config"]) ? entry["action_request"]["action"] : undefined));
+    return names.length > 0 && names.every((n): n is string => typeof n === "string") ? names : undefined;
+  }
+  if (!isRecord(payload)) return undefined;
+  const requests = payload["action_requests"] ?? payload["actionRequests"];
+  const configs = payload["review_configs"] ?? payload["reviewConfigs"];
+  if (!Array.isArray(requests) || !Array.isArray(configs) || requests.length === 0) return undefined;
+  const names = requests.map((r) => (isRecord(r) ? r["name"] : undefined));
+  return names.every((n): n is string => typeof n === "string") ? names : undefined;
+}

@@ -10,7 +10,7 @@ import type { AssistantInfo, ReviewRecord } from "../../../../hub/protocol/index
 import { JsonTree } from "../components/json-tree.tsx";
 import { Avatars, peopleOf } from "../components/people.tsx";
 import { StatusPill } from "../components/status.tsx";
-import { ago, duration, shortId, summarize } from "../format.ts";
+import { ago, duration, requestActions, shortId, summarize } from "../format.ts";
 import { hasRole, useNow, useSession, useThread, useThreadSlice } from "../hub.tsx";
 import { hrefOf } from "../router.ts";
 import { OperatorPanel } from "./operator.tsx";
@@ -69,25 +69,8 @@ function Timeline({ tree, now }: { tree: AgentTree; now: number }): ReactNode {
   );
 }
 
-/**
- * How many review items a question was split into: a multi-action request
- * (LangChain's human-in-the-loop, Agent Inbox's list) is one item per action,
- * `<interrupt_id>.<index>`, each listed as its own question; the request
- * itself has no item of its own.
- */
-export function actionCounts(ids: readonly string[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  const all = new Set(ids);
-  for (const id of ids) {
-    const dot = id.lastIndexOf(".");
-    const group = dot > 0 && /^\d+$/.test(id.slice(dot + 1)) ? id.slice(0, dot) : undefined;
-    if (group !== undefined && all.has(group)) counts.set(group, (counts.get(group) ?? 0) + 1);
-  }
-  return counts;
-}
-
 function actionsNote(count: number): string {
-  return count === 1 ? "its action is a question of its own here" : `each of its ${count} actions is a question of its own here`;
+  return count === 1 ? "its action is decided as an item of its own" : `each of its ${count} actions is decided as an item of its own`;
 }
 
 /** An answered question with the answer itself, read from its review item (a multi-action request: from its actions'). */
@@ -138,7 +121,6 @@ export function RunView({ threadId }: { threadId: string }): ReactNode {
   const tree = useThreadSlice(thread, "tree");
   const pending = useThreadSlice(thread, "interrupts");
   const resolved = useThreadSlice(thread, "resolved");
-  const actions = useMemo(() => actionCounts([...pending, ...resolved].map((q) => q.interrupt_id)), [pending, resolved]);
   const presence = useThreadSlice(thread, "presence");
   const now = useNow(status.status === "running" || status.status === "started" ? 250 : 1000);
   const [assistants, setAssistants] = useState<AssistantInfo[]>([]);
@@ -222,8 +204,15 @@ export function RunView({ threadId }: { threadId: string }): ReactNode {
                     {q.node && <span className="mono">{q.node}</span>} asked {ago(q.requested_at, now)}
                     {q.claimed_by && <> · claimed by {printable(q.claimed_by.name)}</>}
                   </div>
-                  {actions.has(q.interrupt_id) ? (
-                    <div className="small muted">{actionsNote(actions.get(q.interrupt_id) ?? 0)}</div>
+                  {requestActions(q.payload) ? (
+                    <div className="question-actions">
+                      <span className="small muted">{actionsNote(requestActions(q.payload)?.length ?? 0)}:</span>
+                      {requestActions(q.payload)?.map((name, i) => (
+                        <a key={i} className="btn btn-small" href={hrefOf({ view: "item", threadId, interruptId: `${q.interrupt_id}.${i}` })}>
+                          {i + 1}. {name}
+                        </a>
+                      ))}
+                    </div>
                   ) : (
                     <a className="btn btn-small" href={hrefOf({ view: "item", threadId, interruptId: q.interrupt_id })}>
                       {reviewer ? "Open to answer" : "Open"}
@@ -232,7 +221,7 @@ export function RunView({ threadId }: { threadId: string }): ReactNode {
                 </li>
               ))}
               {[...resolved].reverse().map((r) => (
-                <ResolvedQuestion key={r.interrupt_id} item={r} now={now} actions={actions.get(r.interrupt_id)} />
+                <ResolvedQuestion key={r.interrupt_id} item={r} now={now} actions={requestActions(r.payload)?.length} />
               ))}
             </ul>
           </section>
