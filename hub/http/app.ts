@@ -153,21 +153,17 @@ export function createApp(services: HubServices, hooks: AppHooks): Hono<Env> {
       const thread = await runs.ensureThread(c.req.param("thread_id") ?? "", principal, true);
       const log = await runs.openLog(thread);
       const replay = log.replay(filter, since);
-      let untrack = (): void => {};
       const outgoing = c.env?.outgoing;
       const stream = openSseStream({
         log,
         filter,
         replay,
         services,
+        hooks,
         signal: c.req.raw.signal,
-        onEnd: () => untrack(),
         ...(outgoing ? { terminate: () => outgoing.destroy() } : {}),
       });
-      untrack = hooks.trackStream(stream.end);
-      return new Response(stream.body, {
-        headers: SSE_HEADERS,
-      });
+      return new Response(stream.body, { headers: SSE_HEADERS });
     } catch (error) {
       return failResponse(error);
     }

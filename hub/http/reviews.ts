@@ -5,6 +5,7 @@
  * `POST /queues/:queue/stream` (snapshot of open items, then live review
  * events, as SSE). Authorization is the review service's, per item.
  */
+import type { HttpBindings } from "@hono/node-server";
 import type { Hono } from "hono";
 import type { Principal } from "../auth/index.ts";
 import { SwitchboardError, commandSchema, encodeEvent, type ProtocolEvent } from "../protocol/index.ts";
@@ -13,11 +14,12 @@ import { auditJson, reviewItemJson } from "./review-json.ts";
 import { refusalError, type AnswerExpectations } from "../review/index.ts";
 import type { HubServices } from "../services.ts";
 import { failResponse } from "./errors.ts";
-import { SSE_HEADERS, SSE_HEARTBEAT, sseFrameBytes } from "./sse-frame.ts";
+import { SSE_HEADERS, sseFrameBytes } from "./sse-frame.ts";
+import { openEventStream, type EventStreamSink } from "./event-stream.ts";
 import type { AppHooks } from "./hooks.ts";
 import { readJsonBody } from "./body.ts";
 
-type Env = { Variables: { principal: Principal } };
+type Env = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };
 
 /** Audit lines per `GET /reviews/:id` page, unless `audit_limit` says otherwise (at most AUDIT_PAGE_MAX). */
 export const AUDIT_PAGE_DEFAULT = 100;
@@ -106,67 +108,44 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
     try {
       const principal = c.get("principal");
       const queue = c.req.param("queue");
-      const signal = c.req.raw.signal;
-      const { metrics, limits } = services;
-      let controllerRef: ReadableStreamDefaultController<Uint8Array> | undefined;
-      let held: ProtocolEvent[] | undefined = [];
-      let ended = false;
-      let heartbeat: NodeJS.Timeout | undefined;
-      const write = (event: ProtocolEvent): void => {
-        if (ended || !controllerRef) return;
-        controllerRef.enqueue(sseFrameBytes(event.method, encodeEvent(event), event.event_id ?? ""));
-        metrics.deliveries++;
-      };
+      const frame = (event: ProtocolEvent): Uint8Array => sseFrameBytes(event.method, encodeEvent(event), event.event_id ?? "");
+      // Subscribed before the snapshot is read, so nothing raised meanwhile is missed: held until the stream opens.
+      let held: ProtocolEvent[] = [];
+      let sink: EventStreamSink | undefined;
       const listenerId = reviews.queues.subscribe({
         principal,
         queue,
         deliver: (event) => {
           const copy: ProtocolEvent = { ...event, queue };
-          if (held) held.push(copy);
-          else write(copy);
+          if (sink) sink.write(frame(copy));
+          else held.push(copy);
         },
       });
-      metrics.sseStreams++;
-      metrics.subscriptions++;
-      let untrack = (): void => {};
-      const cleanup = (): void => {
-        if (ended) return;
-        ended = true;
-        clearInterval(heartbeat);
+      let snapshot: ProtocolEvent[];
+      try {
+        const now = Date.now();
+        const items = await reviews.service.openItemsFor(principal, queue);
+        snapshot = items.flatMap((item) => [requestedEvent(item, now), ...(activeClaim(item, now) ? [claimedEvent(item, now)] : [])].map((e) => ({ ...e, queue })));
+      } catch (error) {
         reviews.queues.unsubscribe(listenerId);
-        signal.removeEventListener("abort", end);
-        metrics.sseStreams--;
-        metrics.subscriptions--;
-        untrack();
-      };
-      function end(): void {
-        const controller = controllerRef;
-        cleanup();
-        try {
-          controller?.close();
-        } catch {
-          // already closed
-        }
+        throw error;
       }
-      untrack = hooks.trackStream(end);
-      const now = Date.now();
-      const items = await reviews.service.openItemsFor(principal, queue);
-      const snapshot = items.flatMap((item) => [requestedEvent(item, now), ...(activeClaim(item, now) ? [claimedEvent(item, now)] : [])].map((e) => ({ ...e, queue })));
-      const body = new ReadableStream<Uint8Array>({
-        start(controller) {
-          controllerRef = controller;
-          controller.enqueue(SSE_HEARTBEAT);
-          for (const event of [...snapshot, ...(held ?? [])]) write(event);
-          held = undefined;
-          heartbeat = setInterval(() => controllerRef?.enqueue(SSE_HEARTBEAT), limits.sseHeartbeatMs);
-          if (signal.aborted) end();
-          else signal.addEventListener("abort", end, { once: true });
-        },
-        cancel() {
-          cleanup();
+      const outgoing = c.env?.outgoing;
+      const stream = openEventStream({
+        services,
+        hooks,
+        signal: c.req.raw.signal,
+        label: `queue ${queue}`,
+        logFields: { queue },
+        ...(outgoing ? { terminate: () => outgoing.destroy() } : {}),
+        open(opened) {
+          for (const event of [...snapshot, ...held]) opened.write(frame(event));
+          held = [];
+          sink = opened;
+          return () => reviews.queues.unsubscribe(listenerId);
         },
       });
-      return new Response(body, { headers: SSE_HEADERS });
+      return new Response(stream.body, { headers: SSE_HEADERS });
     } catch (error) {
       return failResponse(error);
     }

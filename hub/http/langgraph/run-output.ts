@@ -54,7 +54,6 @@ export async function followRun(deps: LgDeps, c: LgContext, thread: ThreadRecord
     },
   });
   const current = await services.store.getRun(run.runId);
-  let untrack = (): void => {};
   const outgoing = c.env?.outgoing;
   const after = positionOf(o.lastEventId);
   const stream = openRunStream({
@@ -65,16 +64,13 @@ export async function followRun(deps: LgDeps, c: LgContext, thread: ThreadRecord
     metadata: o.metadata && after === undefined ? { run_id: run.runId, attempt: 1 } : undefined,
     ended: current !== undefined && isFinalRunStatus(current.status),
     services,
+    hooks,
     signal: c.req.raw.signal,
-    onEnd: () => {
-      untrack();
-      o.onEnd?.();
-    },
+    ...(o.onEnd ? { onEnd: o.onEnd } : {}),
     ...(o.cancelOnDisconnect
       ? { onDisconnect: () => void services.runs.cancel(thread, run.runId).catch(() => undefined) }
       : {}),
     ...(outgoing ? { terminate: () => outgoing.destroy() } : {}),
   });
-  untrack = hooks.trackStream(stream.end);
   return new Response(stream.body, { headers: { ...SSE_HEADERS, "content-location": o.location } });
 }

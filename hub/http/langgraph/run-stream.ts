@@ -14,8 +14,9 @@
 import type { HubServices } from "../../services.ts";
 import type { LogEntry, LogSubscriber, ThreadLog } from "../../threads/index.ts";
 import type { LgFrame, RunStreamTranslator } from "./stream-format.ts";
-import { SSE_HEARTBEAT, sseFrameBytes } from "../sse-frame.ts";
-import { SlowReader } from "../slow-reader.ts";
+import type { AppHooks } from "../hooks.ts";
+import { sseFrameBytes } from "../sse-frame.ts";
+import { openEventStream, type EventStreamSink } from "../event-stream.ts";
 
 export interface StreamPosition {
   seq: number;
@@ -42,86 +43,35 @@ export interface RunStreamOptions {
   /** The run had ended before the stream opened: end after the replay even if its end is gone from the buffer. */
   ended: boolean;
   services: HubServices;
+  hooks: Pick<AppHooks, "trackStream">;
   signal: AbortSignal;
   /** Called once when the stream ends, whatever the reason. */
   onEnd?: () => void;
   /** The client went away before the run ended (`on_disconnect: "cancel"`). */
   onDisconnect?: () => void;
-  /** Drops a slow reader's connection (see sse.ts). */
+  /** Drops a slow reader's connection (see event-stream.ts). */
   terminate?: () => void;
 }
 
-
 export function openRunStream(o: RunStreamOptions): { body: ReadableStream<Uint8Array>; end: () => void } {
-  const { log, runId, translator, services, signal } = o;
-  const { limits, metrics, logger } = services;
+  const { log, runId, translator, services } = o;
+  const { logger } = services;
   const queue: LogEntry[] = [];
-  let controllerRef: ReadableStreamDefaultController<Uint8Array> | undefined;
-  let heartbeat: NodeJS.Timeout | undefined;
-  const slow = new SlowReader(limits);
   let pumping = false;
   let replayed = false;
-  let ended = false;
-
-  const subscriber: LogSubscriber = {
-    wants: (event) => event.run_id === runId,
-    deliver: (entry) => {
-      queue.push(entry);
-      void pump();
-    },
-  };
-
-  const cleanup = (): void => {
-    if (ended) return;
-    ended = true;
-    clearInterval(heartbeat);
-    log.detach(subscriber);
-    signal.removeEventListener("abort", onAbort);
-    metrics.sseStreams--;
-    metrics.subscriptions--;
-    queue.length = 0;
-    o.onEnd?.();
-  };
-
-  function end(): void {
-    const controller = controllerRef;
-    cleanup();
-    try {
-      controller?.close();
-    } catch {
-      // already closed or errored
-    }
-  }
-
-  function onAbort(): void {
-    const early = translator.end === undefined;
-    end();
-    if (early) o.onDisconnect?.();
-  }
-
-  function write(chunk: Uint8Array): void {
-    const controller = controllerRef;
-    if (ended || !controller) return;
-    controller.enqueue(chunk);
-    metrics.deliveries++;
-    if (slow.tooSlow(controller.desiredSize)) {
-      metrics.slowConsumersTerminated++;
-      cleanup();
-      if (o.terminate) o.terminate();
-      else controller.error(new Error("slow consumer"));
-    }
-  }
+  let sink: EventStreamSink | undefined;
 
   const send = (frame: LgFrame, id: string | undefined): void => {
-    write(sseFrameBytes(frame.event, JSON.stringify(frame.data) ?? "null", id));
+    sink?.write(sseFrameBytes(frame.event, JSON.stringify(frame.data) ?? "null", id));
   };
 
   /** Translates queued entries one at a time (a checkpoint payload is read asynchronously). */
   async function pump(): Promise<void> {
-    if (pumping) return;
+    if (pumping || sink === undefined) return;
+    const out = sink;
     pumping = true;
     try {
-      while (!ended && queue.length > 0) {
+      while (!out.ended && queue.length > 0) {
         const entry = queue.shift() as LogEntry;
         const after = o.after;
         const skip = after === undefined || entry.seq > after.seq ? 0 : entry.seq === after.seq ? after.index + 1 : Infinity;
@@ -135,38 +85,47 @@ export function openRunStream(o: RunStreamOptions): { body: ReadableStream<Uint8
         frames.forEach((frame, index) => {
           if (index >= skip) send(frame, frameId(entry.seq, index));
         });
-        if (translator.end !== undefined) end();
+        if (translator.end !== undefined) out.end();
       }
-      if (!ended && replayed && o.ended && queue.length === 0) end();
+      if (!out.ended && replayed && o.ended && queue.length === 0) out.end();
     } finally {
       pumping = false;
     }
   }
 
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        controllerRef = controller;
-        metrics.sseStreams++;
-        metrics.subscriptions++;
-        if (o.metadata) send({ event: "metadata", data: o.metadata }, "0");
-        // One synchronous step: the replay, then attached for what follows.
-        queue.push(...log.runEntries(runId));
-        log.attach(subscriber);
-        replayed = true;
-        heartbeat = setInterval(() => write(SSE_HEARTBEAT), limits.sseHeartbeatMs);
-        if (signal.aborted) onAbort();
-        else signal.addEventListener("abort", onAbort, { once: true });
-        void pump();
-      },
-      cancel() {
-        const early = translator.end === undefined;
-        cleanup();
-        if (early) o.onDisconnect?.();
-      },
+  const subscriber: LogSubscriber = {
+    wants: (event) => event.run_id === runId,
+    deliver: (entry) => {
+      queue.push(entry);
+      void pump();
     },
-    { highWaterMark: limits.sendSoftBytes, size: (chunk) => chunk.byteLength },
-  );
-  return { body, end };
-}
+  };
 
+  return openEventStream({
+    services,
+    hooks: o.hooks,
+    signal: o.signal,
+    label: `run ${runId}`,
+    logFields: { thread_id: log.threadId, run_id: runId },
+    heartbeatFirst: false,
+    ...(o.onEnd ? { onEnd: o.onEnd } : {}),
+    ...(o.terminate ? { terminate: o.terminate } : {}),
+    // Gone before the run's end was sent: the client left early.
+    onClientGone: () => {
+      if (translator.end === undefined) o.onDisconnect?.();
+    },
+    open(opened) {
+      sink = opened;
+      if (o.metadata) send({ event: "metadata", data: o.metadata }, "0");
+      // One synchronous step: the replay, then attached for what follows.
+      queue.push(...log.runEntries(runId));
+      log.attach(subscriber);
+      replayed = true;
+      void pump();
+      return () => {
+        log.detach(subscriber);
+        queue.length = 0;
+      };
+    },
+  });
+}

@@ -3,9 +3,27 @@
  * live review events), the SSE stream, and the REST reads. Items a
  * subscriber may not answer never reach them.
  */
+import { request } from "node:http";
 import { describe, expect, it, vi } from "vitest";
+import { END, START, Send, StateGraph, interrupt, lastValue, type Checkpointer } from "../../../../engine/index.ts";
+import type { Assistant } from "../../../../hub/index.ts";
 import type { ProtocolEvent } from "../../../../hub/protocol/index.ts";
 import { REVIEWER, WAIT, authHeaders, createThread, ok, openAs, reviewHub, startAndWait } from "./helpers.ts";
+
+const BLOB = "x".repeat(64 * 1024);
+
+/** 32 parallel questions with a 64 KiB payload each, all for the ops queue: 2 MiB of queue events per run. */
+function bulky(checkpointer: Checkpointer): Assistant {
+  const graph = new StateGraph({ n: lastValue<number>() })
+    .addNode("ask", (state) => {
+      interrupt({ question: `part ${state.n}`, blob: BLOB, review: { queue: "ops" } });
+      return {};
+    })
+    .addConditionalEdges(START, () => Array.from({ length: 32 }, (_, n) => new Send("ask", { n })), ["ask"])
+    .addEdge("ask", END)
+    .compile({ checkpointer, name: "bulky" });
+  return { id: "bulky", description: "test: many large questions for one queue", graph };
+}
 
 const idsOf = (events: ProtocolEvent[], method: string): string[] =>
   events.flatMap((e) => (e.method === method && "interrupt_id" in e.params.data ? [String(e.params.data.interrupt_id)] : e.method === method && e.method === "input.answered" ? e.params.data.interrupt_ids : []));
@@ -117,4 +135,32 @@ describe("review queues", () => {
     await reading;
     await vi.waitFor(() => expect(hub.stats().sseStreams).toBe(0), WAIT);
   });
+
+  it("POST /queues/:queue/stream: a reader that stops reading is dropped at the slow-consumer bound, as on a socket", async () => {
+    const hub = await reviewHub({ assistants: (checkpointer) => [bulky(checkpointer)], limits: { sendSoftBytes: 64 * 1024, sendHardBytes: 512 * 1024 } });
+    const { hostname, port } = new URL(hub.url);
+    const headers = await authHeaders("rita", REVIEWER);
+    let resume = (): void => {};
+    const closed = new Promise<void>((resolve) => {
+      const req = request({ hostname, port, path: "/queues/ops/stream", method: "POST", headers }, (res) => {
+        res.pause(); // never reads
+        resume = () => res.resume();
+        res.socket.once("close", () => resolve());
+      });
+      req.on("error", () => resolve());
+      req.end();
+    });
+    await expect.poll(() => hub.stats().sseStreams, WAIT).toBe(1);
+    const operator = await openAs(hub, "olive", ["observer", "operator"]);
+    // Runs of 2 MiB of questions each, until the kernel's buffers and the bound are past (a few runs).
+    for (let i = 0; i < 40 && hub.stats().slowConsumersTerminated === 0; i++) {
+      ok(await operator.request("run.start", { assistant_id: "bulky", input: {} }, { thread_id: `q-bulky-${i}` }));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await vi.waitFor(() => expect(hub.stats().slowConsumersTerminated).toBe(1), WAIT);
+    await vi.waitFor(() => expect(hub.stats().sseStreams).toBe(0), WAIT);
+    expect(hub.stats().reviewQueueSubscribers).toBe(0);
+    resume();
+    await closed;
+  }, 60_000);
 });
