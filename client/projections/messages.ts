@@ -42,6 +42,8 @@ export interface MessageView {
   namespace: Namespace;
   node: string | undefined;
   role: string;
+  /** The message's own name (a tool message: the tool's), when it has one. */
+  name?: string;
   status: MessageStatus;
   blocks: readonly BlockView[];
   /** Text blocks joined. */
@@ -283,4 +285,74 @@ function deltaKind(delta: ContentBlockDelta): string {
     default:
       return "non_standard";
   }
+}
+
+const ROLES: Readonly<Record<string, string>> = { human: "human", user: "human", ai: "ai", assistant: "ai", system: "system", tool: "tool" };
+
+/**
+ * The messages of a thread's state (`values.messages`, the engine's message
+ * shape, or LangChain's `{ role, content }`) as finished message views in
+ * state order: what a page shows for messages it did not see stream — a
+ * thread opened after its run, or after the hub restarted, whose replay has
+ * only the state. Anything that is not a message is skipped.
+ */
+export function messagesFromValues(values: Record<string, unknown> | null): MessageView[] {
+  const list = values?.["messages"];
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((raw, i): MessageView[] => {
+    if (!isRecord(raw)) return [];
+    const role = ROLES[str(raw["type"]) ?? str(raw["role"]) ?? ""];
+    if (role === undefined) return [];
+    const id = str(raw["id"]) ?? `state-${i}`;
+    const blocks: BlockView[] = [];
+    const reasoning = str(raw["reasoning"]);
+    if (reasoning) blocks.push({ kind: "reasoning", index: blocks.length, done: true, reasoning });
+    const content = raw["content"];
+    if (typeof content === "string") {
+      if (content !== "") blocks.push({ kind: "text", index: blocks.length, done: true, text: content });
+    } else if (Array.isArray(content)) {
+      for (const part of content) if (isRecord(part)) blocks.push(blockOf(blocks.length, part, true));
+    }
+    const calls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] : [];
+    for (const call of calls) if (isRecord(call)) blocks.push(blockOf(blocks.length, { ...call, type: "tool_call" }, true));
+    const usage = isRecord(raw["usage"]) ? (raw["usage"] as UsageInfo) : undefined;
+    const name = str(raw["name"]);
+    const view: MessageView = {
+      key: `state|${id}`,
+      id,
+      namespace: [],
+      node: undefined,
+      role,
+      status: "finished",
+      blocks: [],
+      text: "",
+      reasoning: "",
+      toolCalls: [],
+      ...(name === undefined ? {} : { name }),
+      ...(usage === undefined ? {} : { usage }),
+    };
+    return [withDerived(view, blocks)];
+  });
+}
+
+/**
+ * The conversation a run view shows: the state's messages in state order,
+ * each one that streamed here in its streamed form (same id), then the
+ * streamed ones the state does not hold yet (still streaming, or a
+ * subgraph's). With no messages in the state it is the streamed list as is.
+ */
+export function conversationOf(streamed: readonly MessageView[], values: Record<string, unknown> | null): readonly MessageView[] {
+  const fromState = messagesFromValues(values);
+  if (fromState.length === 0) return streamed;
+  const live = new Map<string, MessageView>();
+  for (const m of streamed) if (m.namespace.length === 0 && !live.has(m.id)) live.set(m.id, m);
+  const shown = new Set<string>();
+  const out = fromState.map((m) => {
+    const streamedOne = live.get(m.id);
+    if (streamedOne === undefined) return m;
+    shown.add(streamedOne.key);
+    return streamedOne;
+  });
+  for (const m of streamed) if (!shown.has(m.key)) out.push(m);
+  return out;
 }

@@ -4,7 +4,7 @@
  * per namespace and node.
  */
 import { describe, expect, it } from "vitest";
-import { reduceMessages, reduceTools, type MessageView, type ToolRunView } from "../../client/index.ts";
+import { conversationOf, messagesFromValues, reduceMessages, reduceTools, type MessageView, type ToolRunView } from "../../client/index.ts";
 import { decodeEvent, type ProtocolEvent } from "../../hub/protocol/index.ts";
 import { ev, textMessage, type EventOptions } from "../support/protocol-docs.ts";
 
@@ -147,5 +147,56 @@ describe("tools projection", () => {
       { tool_call_id: "call_1", tool_name: "search", namespace: [], node: "tools", input: { q: "weather" }, status: "finished", partial: "sun", output: { forecast: "sun" } },
       { tool_call_id: "call_2", tool_name: undefined, namespace: [], node: "tools", input: undefined, status: "error", partial: "", error: { message: "rate limited by upstream" } },
     ]);
+  });
+});
+
+describe("the state's messages (values.messages) in the conversation", () => {
+  const values = {
+    messages: [
+      { type: "human", id: "h1", content: "Refund order A-1027, please." },
+      { type: "ai", id: "msg_1", content: "I will refund it.", tool_calls: [{ id: "call_1", name: "issue_refund", args: { order: "A-1027" } }], usage: { input_tokens: 9, output_tokens: 5, total_tokens: 14 } },
+      { type: "tool", id: "t1", name: "issue_refund", tool_call_id: "call_1", content: "Refunded 120 EUR" },
+      { role: "assistant", content: [{ type: "reasoning", reasoning: "done" }, { type: "text", text: "Done." }] },
+      { not: "a message" },
+      "nor this",
+    ],
+  };
+
+  it("reads the engine's and LangChain's message shapes as finished views, in state order, skipping what is no message", () => {
+    const views = messagesFromValues(values);
+    expect(views.map((m) => [m.id, m.role, m.name, m.text, m.status])).toEqual([
+      ["h1", "human", undefined, "Refund order A-1027, please.", "finished"],
+      ["msg_1", "ai", undefined, "I will refund it.", "finished"],
+      ["t1", "tool", "issue_refund", "Refunded 120 EUR", "finished"],
+      ["state-3", "ai", undefined, "Done.", "finished"],
+    ]);
+    expect(views[1]?.toolCalls).toEqual([{ id: "call_1", name: "issue_refund", args: { order: "A-1027" }, argsText: '{"order":"A-1027"}', done: true }]);
+    expect(views[1]?.usage).toEqual({ input_tokens: 9, output_tokens: 5, total_tokens: 14 });
+    expect(views[3]?.reasoning).toBe("done");
+    expect(messagesFromValues(null)).toEqual([]);
+    expect(messagesFromValues({ messages: "no list" })).toEqual([]);
+  });
+
+  it("keeps a streamed message in its streamed form at its state position, and the streamed ones the state lacks after", () => {
+    const streamed = fold([
+      msg("msg_1", { event: "message-start", role: "ai", id: "msg_1" }, { node: "agent" }),
+      msg("msg_1", { event: "content-block-start", index: 0, content: { type: "text", text: "" } }),
+      msg("msg_1", { event: "content-block-delta", index: 0, delta: { type: "text-delta", text: "I will refund it." } }),
+      msg("msg_1", { event: "message-finish" }),
+      msg("msg_2", { event: "message-start", role: "ai", id: "msg_2" }, { node: "agent" }),
+      msg("msg_2", { event: "content-block-start", index: 0, content: { type: "text", text: "" } }),
+      msg("msg_2", { event: "content-block-delta", index: 0, delta: { type: "text-delta", text: "Still typ" } }),
+    ]);
+    const shown = conversationOf(streamed, values);
+    expect(shown.map((m) => [m.id, m.node ?? m.role, m.status])).toEqual([
+      ["h1", "human", "finished"],
+      ["msg_1", "agent", "finished"],
+      ["t1", "tool", "finished"],
+      ["state-3", "ai", "finished"],
+      ["msg_2", "agent", "streaming"],
+    ]);
+    expect(shown[1]).toBe(streamed[0]);
+    // No messages in the state: the streamed list itself.
+    expect(conversationOf(streamed, { draft: "x" })).toBe(streamed);
   });
 });

@@ -6,6 +6,9 @@
  * the decisions its config allows (the email edited, the refund rejected),
  * see the other action's state, and the run resumes once with both.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { hasChromium } from "../support/browser.ts";
@@ -125,5 +128,22 @@ describe.skipIf(!hasChromium())("per-action items in Chromium", { timeout: 90_00
     await rita.getByRole("link", { name: "2. send_email" }).click();
     await rita.getByRole("heading", { name: "This request's actions" }).waitFor(UI);
     for (const name of ["Approve", "Edit", "Reject"]) await rita.getByRole("button", { name, exact: true }).waitFor(UI);
+  });
+
+  it("after a hub restart the run view shows the conversation from the thread's state (the replay holds no message events)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sb-web-restart-"));
+    h.defer(() => rmSync(dir, { recursive: true, force: true }));
+    const first = await h.hub({ dataDir: dir });
+    const olive = h.sdk(first, await token("u_olive", "Olive", ["operator", "observer"]));
+    await olive.thread("exp-restart").run("expense-approval", {});
+    await firstQuestion(olive, "exp-restart");
+    olive.close();
+    await first.close();
+    const hub = await h.hub({ dataDir: dir });
+    const rita = await h.person(hub, "rita", "Rita", ["reviewer", "observer"], { route: "#/threads/exp-restart" });
+    await rita.getByRole("article", { name: "Message from human" }).getByText(/^Ada Lovelace/).waitFor(UI);
+    await rita.getByRole("article", { name: "Message from ai" }).getByText(/^I will refund order A-1027/).waitFor(UI);
+    expect(await rita.getByText("No messages in this run yet.").count()).toBe(0);
+    expect(await rita.getByTestId("message-text").count()).toBe(2);
   });
 });

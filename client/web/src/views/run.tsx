@@ -5,7 +5,7 @@
  * watching, and — for operators — start and cancel.
  */
 import { useEffect, useMemo, useState, type ReactNode } from "react";
-import { printable, type AgentTree, type MessageView, type ResolvedInterrupt } from "../../../index.ts";
+import { conversationOf, printable, type AgentTree, type MessageView, type ResolvedInterrupt } from "../../../index.ts";
 import type { AssistantInfo, ReviewRecord } from "../../../../hub/protocol/index.ts";
 import { JsonTree } from "../components/json-tree.tsx";
 import { Avatars, peopleOf } from "../components/people.tsx";
@@ -21,6 +21,7 @@ function Message({ message }: { message: MessageView }): ReactNode {
     <article className={`message ${streaming ? "message-live" : ""}`} aria-label={`Message from ${message.node ?? message.role}`}>
       <header className="message-head">
         <span className="mono">{message.node ?? message.role}</span>
+        {message.name && <span className="muted small">{message.name}</span>}
         {message.namespace.length > 0 && <span className="muted small">in {message.namespace.map((s) => s.split(":")[0]).join(" › ")}</span>}
         {streaming ? <StatusPill status="running" label="streaming" /> : message.status === "error" ? <StatusPill status="failed" label="cut short" /> : null}
         {message.usage && <span className="muted small">{message.usage.output_tokens} tokens</span>}
@@ -115,8 +116,10 @@ function ResolvedQuestion({ item, now, actions }: { item: ResolvedInterrupt; now
 export function RunView({ threadId }: { threadId: string }): ReactNode {
   const { client, me } = useSession();
   const { thread, error } = useThread(threadId);
-  const messages = useThreadSlice(thread, "messages");
+  const streamed = useThreadSlice(thread, "messages");
   const values = useThreadSlice(thread, "values");
+  // The state's messages too: what streamed before this page (or before a hub restart) is not in the replay.
+  const messages = useMemo(() => conversationOf(streamed, values), [streamed, values]);
   const status = useThreadSlice(thread, "status");
   const tree = useThreadSlice(thread, "tree");
   const pending = useThreadSlice(thread, "interrupts");
