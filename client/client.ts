@@ -5,7 +5,7 @@
  * `thread.status` only to the threads list) and restores every subscription
  * after a reconnect before queued commands go out.
  */
-import { ALL_QUEUES, assistantListSchema, healthSchema, reviewRecordSchema, threadListSchema, threadRecordSchema, whoAmISchema } from "../hub/protocol/index.ts";
+import { ALL_QUEUES, assistantListSchema, healthSchema, reviewRecordSchema, threadListSchema, threadReviewsSchema, threadRecordSchema, whoAmISchema } from "../hub/protocol/index.ts";
 import type { AssistantInfo, HealthInfo, ProtocolEvent, ReviewRecord, ThreadRecordJson, WhoAmI } from "../hub/protocol/index.ts";
 import type { BackoffOptions } from "./backoff.ts";
 import { Connection, type CommandInput, type ConnectionEvents, type ConnectionState, type TokenProvider } from "./connection.ts";
@@ -187,6 +187,11 @@ export class HubClient {
   /** `GET /reviews/:id`: one review item with its routing, answer, audit trail and whether this client may answer it. */
   async reviewItem(interruptId: string): Promise<ReviewRecord> {
     return parseBody(reviewRecordSchema, await this.#rest.get(`/reviews/${encodeURIComponent(interruptId)}`), "GET /reviews/:id");
+  }
+
+  /** `GET /threads/:id/reviews`: the thread's review items (any status, oldest first) this client may read. */
+  async threadReviews(threadId: string): Promise<ReviewRecord[]> {
+    return parseBody(threadReviewsSchema, await this.#rest.get(`/threads/${encodeURIComponent(threadId)}/reviews`), "GET /threads/:id/reviews").items;
   }
 
   /** Closes the connection; pending calls fail with `client_closed`. */

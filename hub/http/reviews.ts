@@ -7,7 +7,7 @@
  */
 import type { HttpBindings } from "@hono/node-server";
 import type { Hono } from "hono";
-import type { Principal } from "../auth/index.ts";
+import { checkPermission, type Principal } from "../auth/index.ts";
 import { SwitchboardError, commandSchema, encodeEvent, type ProtocolEvent } from "../protocol/index.ts";
 import { activeClaim, claimedEvent, mayAnswer, requestedEvent } from "../review/index.ts";
 import { auditJson, reviewItemJson } from "./review-json.ts";
@@ -51,6 +51,19 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
       const viewer = verdict.ok ? { may_answer: true } : { may_answer: false, code: verdict.code, reason: verdict.message };
       const audit = found.audit.slice(0, limit).map(auditJson);
       return c.json({ ...reviewItemJson(found.item), audit, audit_next_offset: found.audit.length > limit ? offset + limit : null, viewer });
+    } catch (error) {
+      return failResponse(error);
+    }
+  });
+
+  app.get("/threads/:thread_id/reviews", async (c) => {
+    try {
+      const principal = c.get("principal");
+      const denied = checkPermission(principal, "read");
+      if (denied) throw new SwitchboardError("permission_denied", denied.message);
+      const thread = await services.runs.ensureThread(c.req.param("thread_id"), principal, false);
+      const items = await reviews.service.reviewsOnThread(principal, thread.threadId);
+      return c.json({ thread_id: thread.threadId, items: items.map(reviewItemJson) });
     } catch (error) {
       return failResponse(error);
     }

@@ -133,6 +133,9 @@ export const reviewRecordSchema = z.looseObject({
 });
 export type ReviewRecord = z.infer<typeof reviewRecordSchema>;
 
+/** `GET /threads/:thread_id/reviews`: every review item the thread has had that the caller may read, oldest first. */
+export const threadReviewsSchema = z.looseObject({ thread_id: str, items: z.array(reviewRecordSchema) });
+
 /**
  * The extension envelope field `review` on the queue copies of `input.requested`
  * (snapshot and live): the item's routing and facts an inbox shows without a

@@ -383,6 +383,12 @@ export class ReviewService {
     return { ok: true, item, audit: await this.#store.auditOf(interruptId, page) };
   }
 
+  /** Every review item of the thread (any status, oldest first) that the principal may read. */
+  async reviewsOnThread(principal: Principal, threadId: string): Promise<ReviewItem[]> {
+    const items = await this.#store.listItems({ tenant: principal.tenant, threadId });
+    return items.filter((item) => mayView(principal, item).ok);
+  }
+
   /** When tick() next has something to do (epoch ms), or null. */
   async nextDeadline(): Promise<number | null> {
     const at = await this.#store.nextDeadline();

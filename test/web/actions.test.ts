@@ -130,20 +130,31 @@ describe.skipIf(!hasChromium())("per-action items in Chromium", { timeout: 90_00
     for (const name of ["Approve", "Edit", "Reject"]) await rita.getByRole("button", { name, exact: true }).waitFor(UI);
   });
 
-  it("after a hub restart the run view shows the conversation from the thread's state (the replay holds no message events)", async () => {
+  it("after a hub restart the run view of a finished thread shows its conversation and questions from the thread's state and review items", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sb-web-restart-"));
     h.defer(() => rmSync(dir, { recursive: true, force: true }));
     const first = await h.hub({ dataDir: dir });
     const olive = h.sdk(first, await token("u_olive", "Olive", ["operator", "observer"]));
     await olive.thread("exp-restart").run("expense-approval", {});
-    await firstQuestion(olive, "exp-restart");
+    const { interrupt_id: request } = await firstQuestion(olive, "exp-restart");
+    await h.sdk(first, await token("sid", "Sid Kumar", ["reviewer"])).thread("exp-restart").respond(`${request}.1`, { type: "approve" });
+    await h.sdk(first, await token("sam", "Sam Reyes", ["reviewer"])).thread("exp-restart").respond(`${request}.0`, { type: "approve" });
+    await h.sdk(first, await token("tom", "Tom Ito", ["reviewer"])).thread("exp-restart").respond(`${request}.0`, { type: "approve" });
+    const last = async () => (((await olive.thread("exp-restart").getState())["messages"] ?? []) as Array<{ type: string }>).at(-1)?.type;
+    await vi.waitFor(async () => expect(await last()).toBe("ai"), UI);
     olive.close();
     await first.close();
+
+    // The new hub's replay of the thread is its state: no message or question events.
     const hub = await h.hub({ dataDir: dir });
     const rita = await h.person(hub, "rita", "Rita", ["reviewer", "observer"], { route: "#/threads/exp-restart" });
     await rita.getByRole("article", { name: "Message from human" }).getByText(/^Ada Lovelace/).waitFor(UI);
-    await rita.getByRole("article", { name: "Message from ai" }).getByText(/^I will refund order A-1027/).waitFor(UI);
+    await rita.getByRole("article", { name: "Message from ai" }).first().getByText(/^I will refund order A-1027/).waitFor(UI);
+    await rita.getByRole("article", { name: "Message from tool" }).filter({ hasText: "send_email" }).getByText(/^Email .* sent to ada@example.com/).waitFor(UI);
     expect(await rita.getByText("No messages in this run yet.").count()).toBe(0);
-    expect(await rita.getByTestId("message-text").count()).toBe(2);
+    const questions = rita.getByRole("region", { name: "Questions" });
+    await questions.getByText("Votes: Sam Reyes approved, Tom Ito approved").waitFor(UI);
+    await questions.getByRole("listitem").filter({ hasText: /^answeredsend_email\(to: "ada@example.com"/ }).getByText("answered by Sid Kumar").waitFor(UI);
+    expect(await questions.getByText("No questions asked.").count()).toBe(0);
   });
 });

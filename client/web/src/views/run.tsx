@@ -74,37 +74,44 @@ function actionsNote(count: number): string {
   return count === 1 ? "its action is decided as an item of its own" : `each of its ${count} actions is decided as an item of its own`;
 }
 
-/** An answered question with the answer itself, read from its review item (a multi-action request: from its actions'). */
-function ResolvedQuestion({ item, now, actions }: { item: ResolvedInterrupt; now: number; actions: number | undefined }): ReactNode {
-  const { client } = useSession();
-  const [record, setRecord] = useState<ReviewRecord | null>(null);
-  useEffect(() => {
-    if (actions !== undefined) return;
-    let gone = false;
-    client.reviewItem(item.interrupt_id).then((r) => !gone && setRecord(r), () => undefined);
-    return () => {
-      gone = true;
-    };
-  }, [client, item.interrupt_id, actions]);
+/** Who voted how on a quorum item: "Sam Reyes approved, Rita Alves approved". */
+function votesLine(record: ReviewRecord): string | undefined {
+  if (!record.votes || record.votes.length === 0) return undefined;
+  return record.votes.map((v) => `${printable(v.by.name)} ${v.verdict === "approve" ? "approved" : "rejected"}`).join(", ");
+}
+
+/**
+ * A question no longer pending, with its answer, read from its review item
+ * (the thread's items, fetched once per change). `item` is what this page saw
+ * happen; without it (asked before the page opened, or before the hub
+ * restarted) the review item alone tells the story.
+ */
+function ResolvedQuestion({ item, record, now, actions }: { item: ResolvedInterrupt | undefined; record: ReviewRecord | undefined; now: number; actions: number | undefined }): ReactNode {
+  const outcome = item?.outcome ?? (record?.status === "expired" || record?.status === "cancelled" ? record.status : "answered");
   const answer = record?.answer;
+  const at = item?.at ?? answer?.answered_at ?? undefined;
+  const votes = record ? votesLine(record) : undefined;
+  // An action item's payload is the action itself: its summary names it (send_email(to: …)).
+  const title = summarize(item?.payload ?? record?.payload, 100);
   return (
     <li className="question question-done">
       <div className="question-head">
-        <StatusPill status={item.outcome} />
-        <span>{summarize(item.payload ?? record?.payload, 100)}</span>
+        <StatusPill status={outcome} />
+        <span>{title}</span>
       </div>
       <div className="small">
-        {item.outcome === "answered" && actions !== undefined ? (
+        {outcome === "answered" && actions !== undefined ? (
           <>answered: {actionsNote(actions)}</>
-        ) : item.outcome === "answered" ? (
-          <>answered by <strong>{printable(item.answered_by?.name ?? answer?.answered_by.name ?? "someone")}</strong></>
+        ) : outcome === "answered" ? (
+          <>answered by <strong>{printable(item?.answered_by?.name ?? answer?.answered_by.name ?? "someone")}</strong></>
         ) : (
-          item.outcome
+          outcome
         )}
-        {item.at !== undefined && <span className="muted"> · {ago(item.at, now)}</span>}
-        {item.reason && <span className="muted"> · {item.reason}</span>}
+        {at !== undefined && <span className="muted"> · {ago(at, now)}</span>}
+        {item?.reason && <span className="muted"> · {item.reason}</span>}
       </div>
-      {answer && (
+      {votes && <div className="small muted">Votes: {votes}</div>}
+      {answer && actions === undefined && (
         <div className="answer-value">
           <span className="muted small">Answer</span> <code>{JSON.stringify(answer.response)}</code>
         </div>
@@ -141,6 +148,22 @@ export function RunView({ threadId }: { threadId: string }): ReactNode {
   useEffect(() => {
     client.getThread(threadId).then((t) => setRecordAssistant(t.assistant_id), () => undefined);
   }, [client, threadId, status.status]);
+
+  // The thread's review items: answers, votes, and the questions asked before this page (or the hub) started.
+  const [records, setRecords] = useState<ReviewRecord[]>([]);
+  useEffect(() => {
+    let gone = false;
+    client.threadReviews(threadId).then((r) => !gone && setRecords(r), () => undefined);
+    return () => {
+      gone = true;
+    };
+  }, [client, threadId, resolved.length, pending.length, status.status]);
+  const byId = useMemo(() => new Map(records.map((r) => [r.interrupt_id, r])), [records]);
+  // Resolved items this page did not see resolve; an action of a request the page saw is shown with its request.
+  const earlier = useMemo(() => {
+    const seen = new Set([...resolved.map((r) => r.interrupt_id), ...pending.map((p) => p.interrupt_id)]);
+    return records.filter((r) => r.status !== "open" && r.status !== "claimed" && !seen.has(r.interrupt_id) && !(r.action && seen.has(r.action.interrupt_id))).reverse();
+  }, [records, resolved, pending]);
 
   const viewers = useMemo(() => peopleOf(presence), [presence]);
   const graphName = tree?.graph_name;
@@ -195,7 +218,7 @@ export function RunView({ threadId }: { threadId: string }): ReactNode {
           </section>
           <section className="card" aria-labelledby="questions-h">
             <h2 id="questions-h">Questions</h2>
-            {pending.length === 0 && resolved.length === 0 && <p className="muted">No questions asked.</p>}
+            {pending.length === 0 && resolved.length === 0 && earlier.length === 0 && <p className="muted">No questions asked.</p>}
             <ul className="questions">
               {pending.map((q) => (
                 <li key={q.interrupt_id} className="question">
@@ -224,7 +247,10 @@ export function RunView({ threadId }: { threadId: string }): ReactNode {
                 </li>
               ))}
               {[...resolved].reverse().map((r) => (
-                <ResolvedQuestion key={r.interrupt_id} item={r} now={now} actions={requestActions(r.payload)?.length} />
+                <ResolvedQuestion key={r.interrupt_id} item={r} record={byId.get(r.interrupt_id)} now={now} actions={requestActions(r.payload)?.length} />
+              ))}
+              {earlier.map((r) => (
+                <ResolvedQuestion key={r.interrupt_id} item={undefined} record={r} now={now} actions={undefined} />
               ))}
             </ul>
           </section>

@@ -110,6 +110,31 @@ describe("review queues", () => {
     expect((review.body["audit"] as Array<{ kind: string }>).map((a) => a.kind)).toEqual(["requested", "answered", "rejected"]);
   });
 
+  it("REST: GET /threads/:id/reviews lists the thread's items of every status, oldest first, to readers of the thread", async () => {
+    const hub = await reviewHub();
+    const { ids: [answered] } = await startAndWait(hub, "q-history", "gate", { review: { queue: "legal" } });
+    const answer = await fetch(`${hub.url}/reviews/${answered}/answer`, { method: "POST", headers: { ...(await authHeaders("carol", REVIEWER)), "content-type": "application/json" }, body: JSON.stringify({ response: "yes" }) });
+    expect(answer.status).toBe(200);
+    const list = async (sub: string, roles: string[], thread = "q-history") => {
+      const res = await fetch(`${hub.url}/threads/${thread}/reviews`, { headers: await authHeaders(sub, roles) });
+      return { status: res.status, body: (await res.json()) as { items?: Array<Record<string, unknown>>; error?: string } };
+    };
+    await vi.waitFor(async () => expect((await list("olga", ["observer"])).body.items?.[0]?.["resumed_at"]).toEqual(expect.any(Number)), WAIT);
+    const { ids: [open] } = await startAndWait(hub, "q-history", "gate", { review: { queue: "legal", users: ["dave"] } });
+    const seen = await list("olga", ["observer"]);
+    expect(seen.status).toBe(200);
+    expect(seen.body.items?.map((i) => [i["interrupt_id"], i["status"]])).toEqual([
+      [answered, "answered"],
+      [open, "open"],
+    ]);
+    expect(seen.body.items?.[0]).toMatchObject({ answer: { response: "yes", answered_by: { sub: "carol" } } });
+    // A reviewer without the observer role reads the items they could answer, as GET /reviews/:id; no role, none.
+    expect((await list("carol", ["reviewer"])).body.items?.map((i) => i["interrupt_id"])).toEqual([answered]);
+    expect((await list("dave", ["reviewer"])).body.items?.map((i) => i["interrupt_id"])).toEqual([answered, open]);
+    expect(await list("nobody", [])).toMatchObject({ status: 403, body: { error: "permission_denied" } });
+    expect(await list("olga", ["observer"], "q-nope")).toMatchObject({ status: 404 });
+  });
+
   it("POST /queues/:queue/stream: SSE snapshot, then live items", async () => {
     const hub = await reviewHub();
     const { ids: [first] } = await startAndWait(hub, "q-sse-1", "gate", { review: { queue: "ops" } });
