@@ -5,7 +5,7 @@
  * `thread.status` only to the threads list) and restores every subscription
  * after a reconnect before queued commands go out.
  */
-import { ALL_QUEUES, assistantListSchema, healthSchema, reviewRecordSchema, threadListSchema, threadReviewsSchema, threadRecordSchema, whoAmISchema } from "../hub/protocol/index.ts";
+import { ALL_QUEUES, QUEUE_EVENT_METHODS, assistantListSchema, healthSchema, reviewRecordSchema, threadListSchema, threadReviewsSchema, threadRecordSchema, whoAmISchema } from "../hub/protocol/index.ts";
 import type { AssistantInfo, HealthInfo, ProtocolEvent, ReviewRecord, ThreadRecordJson, WhoAmI } from "../hub/protocol/index.ts";
 import type { BackoffOptions } from "./backoff.ts";
 import { Connection, type CommandInput, type ConnectionEvents, type ConnectionState, type TokenProvider } from "./connection.ts";
@@ -58,19 +58,7 @@ async function defaultFactory(): Promise<SocketFactory> {
   return platformSocketFactory();
 }
 
-const QUEUE_EVENTS: ReadonlySet<string> = new Set([
-  "input.requested",
-  "input.answered",
-  "input.claimed",
-  "input.released",
-  "input.expired",
-  "input.cancelled",
-  "input.escalated",
-  "input.reminder",
-  "input.reassigned",
-  "input.voted",
-  "presence",
-]);
+const QUEUE_EVENTS: ReadonlySet<string> = new Set(QUEUE_EVENT_METHODS);
 
 export class HubClient {
   readonly #conn: Connection;

@@ -23,7 +23,7 @@ export type { CloseCode, CloseReason, DecodeErrorKind, ErrorCode, ErrorCodeInfo,
 export { THREADS_SNAPSHOT_MAX, commandSchema, decodeCommand, encodeCommand } from "./schema.ts";
 export type { DecodeCommandResult } from "./schema.ts";
 export { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, tooDeepMessage, utf8Bytes } from "./json-limits.ts";
-export { COMMAND_METHODS, EVENT_METHODS, THREADLESS_METHODS } from "./types.ts";
+export { COMMAND_METHODS, EVENT_METHODS, QUEUE_EVENT_METHODS, REVIEW_EVENT_METHODS, THREADLESS_METHODS } from "./types.ts";
 export { KNOWN_DELTA_TYPES } from "./event-schema.ts";
 export type * from "./types.ts";
 export { ALL_QUEUES, assistantListSchema, healthSchema, threadListSchema, threadRecordSchema, quorumInfoSchema, quorumProgressSchema, reviewInfoSchema, reviewRecordSchema, threadReviewsSchema, whoAmISchema } from "./rest.ts";

@@ -504,6 +504,23 @@ export const EVENT_METHODS = [
   "resync",
 ] as const satisfies readonly EventMethod[];
 
+/** The review events of an item, as the thread's log and its queue's subscribers get them. */
+export const REVIEW_EVENT_METHODS = [
+  "input.requested",
+  "input.answered",
+  "input.claimed",
+  "input.released",
+  "input.expired",
+  "input.cancelled",
+  "input.escalated",
+  "input.reminder",
+  "input.voted",
+  "input.reassigned",
+] as const satisfies readonly EventMethod[];
+
+/** What a review queue subscription carries (`queue.subscribe`): its items' review events, and presence on the queue. */
+export const QUEUE_EVENT_METHODS = [...REVIEW_EVENT_METHODS, "presence"] as const satisfies readonly EventMethod[];
+
 const EVENT_METHODS_COMPLETE: Exclude<EventMethod, (typeof EVENT_METHODS)[number]> extends never ? true : false = true;
 void EVENT_METHODS_COMPLETE;
 

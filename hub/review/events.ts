@@ -3,22 +3,12 @@
  * `seq` / `event_id` when it appends them to the thread log; these carry the
  * thread and run ids so it knows where they go.
  */
-import type { EventOf, EventParams, InputCancelledData, InputEscalatedData, InputExpiredData, InputReassignedData, InputReminderData, InputVotedData, QuorumProgressData, ReviewActionJson, ReviewInfo } from "../protocol/index.ts";
+import type { EventOf, EventParams, REVIEW_EVENT_METHODS, InputCancelledData, InputEscalatedData, InputExpiredData, InputReassignedData, InputReminderData, InputVotedData, QuorumProgressData, ReviewActionJson, ReviewInfo } from "../protocol/index.ts";
 import { isQuorumItem, progressOf, type QuorumProgress, type VoteResult } from "./quorum.ts";
 import { MAX_REMINDERS, denialValue, expiryPolicyOf } from "./timers.ts";
 import type { ActionRef, Actor, ExpiryPolicy, ReviewItem } from "./types.ts";
 
-export type ReviewWireEvent =
-  | EventOf<"input.requested">
-  | EventOf<"input.answered">
-  | EventOf<"input.claimed">
-  | EventOf<"input.released">
-  | EventOf<"input.expired">
-  | EventOf<"input.cancelled">
-  | EventOf<"input.escalated">
-  | EventOf<"input.reminder">
-  | EventOf<"input.voted">
-  | EventOf<"input.reassigned">;
+export type ReviewWireEvent = EventOf<(typeof REVIEW_EVENT_METHODS)[number]>;
 
 /** What the service reports: the event, and the item it is about (for per-subscriber authorization). */
 export interface ReviewEvent {

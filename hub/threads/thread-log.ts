@@ -9,7 +9,7 @@
  * Replay on subscribe = that baseline + the current run's events; a resume is
  * a new run, so an answered `input.requested` never reappears as pending.
  */
-import { channelOf, matchesRoute } from "../protocol/index.ts";
+import { REVIEW_EVENT_METHODS, channelOf, matchesRoute } from "../protocol/index.ts";
 import { encodeEventFrame, framePayload } from "../ws/frames.ts";
 import type { Channel, EventOf, Namespace, PendingInterrupt, ProtocolEvent, ResyncData, RunStatus, SubscriptionFilter } from "../protocol/index.ts";
 
@@ -112,16 +112,12 @@ const onlyInterruptKey = (data: Record<string, unknown>): boolean => {
  */
 const KEEP_PARSED: ReadonlySet<string> = new Set(["values", "lifecycle", "input"]);
 
-/** Review events published while no run is in progress; the next run's replay starts with them. */
-const BETWEEN_RUNS: ReadonlySet<string> = new Set([
-  "input.answered",
-  "input.claimed",
-  "input.released",
-  "input.expired",
-  "input.cancelled",
-  "input.escalated",
-  "input.reminder",
-]);
+/**
+ * Review events published while no run is in progress (what happened to the
+ * questions the last run left: claims, votes, answers, reassignments…); the
+ * next run's replay starts with them. A question is asked by a run.
+ */
+const BETWEEN_RUNS: ReadonlySet<string> = new Set(REVIEW_EVENT_METHODS.filter((method) => method !== "input.requested"));
 
 export class ThreadLog {
   readonly threadId: string;

@@ -112,6 +112,19 @@ describe("ThreadLog", () => {
     expect(ahead.kind === "resync" && ahead.event.params.data.reason).toBe("unknown_event_id");
   });
 
+  it("the next run's replay starts with what happened to the questions between runs: votes, reassignments, the answer", () => {
+    const log = new ThreadLog({ threadId: "t" });
+    log.beginRun("r1");
+    log.publish([ev("lifecycle", { event: "started" }), ev("input.requested", { interrupt_id: "i1", payload: 1 }), ev("lifecycle", { event: "interrupted" })]);
+    const between = (method: string, data: unknown): ProtocolEvent => ({ ...ev("custom", data), method }) as ProtocolEvent;
+    log.publish([between("input.voted", { interrupt_id: "i1", verdict: "approve" }), between("input.reassigned", { interrupt_id: "i1" }), ev("input.answered", { interrupt_ids: ["i1"] })]);
+    log.beginRun("r2");
+    log.publish([ev("lifecycle", { event: "started" }, "r2")]);
+    const replay = log.replay(ALL);
+    // The question (2) is answered, so not pending; the vote (4), reassignment (5) and answer (6) lead run 2 (7).
+    expect(replay.kind === "events" && replay.entries.map((e) => `${e.seq} ${e.method}`)).toEqual(["4 input.voted", "5 input.reassigned", "6 input.answered", "7 lifecycle"]);
+  });
+
   it("keeps a bounded buffer and answers a gap with a resync baseline", () => {
     const log = new ThreadLog({ threadId: "t", capacity: 3 });
     log.beginRun("r1");
