@@ -144,7 +144,7 @@ export const hubConfigSchema = z.strictObject({
   answerLinks: answerLinksSchema.optional(),
   logger: loggerSchema.optional(),
   cluster: clusterSchema.optional(),
-  retention: z.strictObject({ threadTtlMs: positiveInt, sweepIntervalMs: positiveInt.optional() }).optional(),
+  retention: z.strictObject({ threadTtlMs: positiveInt.optional(), sweepIntervalMs: positiveInt.optional(), webhookDeliveriesMs: positiveInt.optional() }).optional(),
 });
 
 /** An origin as a browser sends it: scheme://host[:port], nothing after. */

@@ -22,6 +22,7 @@ import { AnswerLinks } from "./review/links/service.ts";
 import { linkKey } from "./review/links/token.ts";
 import { AssistantRegistry } from "./runs/assistants.ts";
 import { ThreadSweeper } from "./runs/retention.ts";
+import { RowSweeper } from "./review/retention.ts";
 import { RunControl, RunManager, ThreadWatch, watchedStore } from "./runs/index.ts";
 import { RunOwnership } from "./runs/ownership.ts";
 import { DEFAULT_RUN_LEASE_MS, defaultNodeId } from "./cluster-config.ts";
@@ -176,10 +177,11 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
   const origins = originPolicy(config.allowedOrigins);
   const services: HubServices = { store: storage.store, items: storage.items, threadWatch, runs, assistants, logs, metrics, limits, logger, auth, origins, subscriptions: new SubscriptionDirectory(limits, storage.subscriptions), reviews, presence, webhooks: { outbox: storage.webhooks, dispatcher: webhooks }, links };
 
-  const sweeper = config.retention
+  const threadTtlMs = config.retention?.threadTtlMs;
+  const sweeper = threadTtlMs !== undefined
     ? new ThreadSweeper({
         store: storage.store,
-        config: config.retention,
+        config: { ...config.retention, threadTtlMs },
         deleteThread: async (thread) => {
           await runs.deleteThread(thread, async (threadId) => {
             await reviews.forgetThread(thread.tenant, threadId);
@@ -188,6 +190,13 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
         onError: (error, context) => logger.error(`${context}: ${String(error)}`),
       })
     : undefined;
+  const rowSweeper = new RowSweeper({
+    outbox: storage.webhooks,
+    linkUses: storage.linkUses,
+    ...(config.retention?.webhookDeliveriesMs === undefined ? {} : { webhookDeliveriesMs: config.retention.webhookDeliveriesMs }),
+    ...(config.retention?.sweepIntervalMs === undefined ? {} : { sweepIntervalMs: config.retention.sweepIntervalMs }),
+    onError: (error, context) => logger.error(`${context}: ${String(error)}`),
+  });
 
   const abandoned = await runs.recover();
   // Answers a dead process accepted and handed to a resume it never finished: applied now, once.
@@ -198,6 +207,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
   await runs.listen();
   ownership?.startSweeper((lease) => runs.takeOver(lease));
   sweeper?.start();
+  rowSweeper.start();
   if (abandoned.length > 0) logger.warn(`marked ${abandoned.length} run(s) left by a previous process as abandoned; their threads can be resumed`);
   if (auth.mode === "open") {
     logger.warn("!!! OPEN DEV MODE: SWITCHBOARD_JWT_SECRET is not set — every request is the 'dev' principal with all roles. Do not expose this hub. !!!");
@@ -254,6 +264,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
       if (closed) return;
       closed = true;
       await sweeper?.stop();
+      await rowSweeper.stop();
       reviews.close();
       await runs.close();
       await webhooks.close();

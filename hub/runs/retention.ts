@@ -8,17 +8,19 @@
 import type { HubStore, ThreadRecord } from "./store.ts";
 
 export interface RetentionConfig {
-  /** Threads idle (not updated) for longer than this are deleted. */
-  threadTtlMs: number;
-  /** How often to look (default: a tenth of the TTL, between 1 s and 1 h). */
+  /** Threads idle (not updated) for longer than this are deleted (default: kept). */
+  threadTtlMs?: number;
+  /** How often to look (default: a tenth of the TTL, between 1 s and 1 h; for the review rows below, an hour). */
   sweepIntervalMs?: number;
+  /** Settled webhook deliveries (delivered or failed) older than this are deleted (default 30 days; hub/review/retention.ts). */
+  webhookDeliveriesMs?: number;
 }
 
 export const SWEEP_BATCH = 100;
 
 export interface ThreadSweeperOptions {
   store: HubStore;
-  config: RetentionConfig;
+  config: RetentionConfig & { threadTtlMs: number };
   /** Deletes the thread with everything of it. */
   deleteThread: (thread: ThreadRecord) => Promise<void>;
   onError: (error: unknown, context: string) => void;

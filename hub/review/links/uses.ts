@@ -20,5 +20,11 @@ export interface LinkUses {
   find(nonce: string): Promise<LinkUse | undefined>;
   /** Forgets a use (its answer was refused as malformed: the holder may correct it and try again). */
   release(nonce: string): Promise<void>;
+  /**
+   * Forgets up to `limit` uses made before `before` (epoch ms), oldest first;
+   * resolves with how many. Only for links that have expired since: an
+   * expired link is refused before its use is looked at.
+   */
+  prune(before: number, limit: number): Promise<number>;
   close(): Promise<void>;
 }

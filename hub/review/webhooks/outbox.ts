@@ -92,6 +92,12 @@ export interface WebhookOutbox {
   replay(tenant: string, id: string, now: number): Promise<WebhookDelivery | undefined>;
   /** Earliest `nextAttemptAt` of a pending delivery (ISO), or null. */
   nextDue(): Promise<string | null>;
+  /**
+   * Deletes up to `limit` settled (delivered or failed) deliveries last
+   * updated before `before` (epoch ms), oldest first; resolves with how many.
+   * A pending delivery is never pruned.
+   */
+  prune(before: number, limit: number): Promise<number>;
 
   /** Creates or replaces a tenant's REST-managed endpoint; returns the stored one. */
   putEndpoint(endpoint: StoredEndpoint, now: number): Promise<StoredEndpoint>;

@@ -20,5 +20,12 @@ export class MemoryLinkUses implements LinkUses {
     this.#uses.delete(nonce);
   }
 
+  async prune(before: number, limit: number): Promise<number> {
+    const cutoff = new Date(before).toISOString();
+    const old = [...this.#uses.values()].filter((u) => u.usedAt < cutoff).sort((a, b) => (a.usedAt < b.usedAt ? -1 : 1)).slice(0, limit);
+    for (const use of old) this.#uses.delete(use.nonce);
+    return old.length;
+  }
+
   async close(): Promise<void> {}
 }

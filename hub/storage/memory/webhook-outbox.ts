@@ -102,5 +102,16 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     return min;
   }
 
+  async prune(before: number, limit: number): Promise<number> {
+    const cutoff = iso(before);
+    const old = [...this.#rows.values()]
+      .map((r) => r.delivery)
+      .filter((d) => d.status !== "pending" && d.updatedAt < cutoff)
+      .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : a.seq - b.seq))
+      .slice(0, limit);
+    for (const d of old) this.#rows.delete(d.id);
+    return old.length;
+  }
+
   async close(): Promise<void> {}
 }

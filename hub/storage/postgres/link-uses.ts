@@ -48,5 +48,10 @@ export class PostgresLinkUses implements LinkUses {
     await this.#db.pool.query(`DELETE FROM ${this.#t} WHERE nonce = $1`, [nonce]);
   }
 
+  async prune(before: number, limit: number): Promise<number> {
+    const { rowCount } = await this.#db.pool.query(`DELETE FROM ${this.#t} WHERE nonce IN (SELECT nonce FROM ${this.#t} WHERE used_at < $1 ORDER BY used_at LIMIT $2)`, [new Date(before).toISOString(), limit]);
+    return rowCount ?? 0;
+  }
+
   async close(): Promise<void> {}
 }

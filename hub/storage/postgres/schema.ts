@@ -191,4 +191,12 @@ CREATE TABLE {schema}.hub_webhook_endpoints (
   PRIMARY KEY (tenant, endpoint_id)
 );`,
   },
+  {
+    // Retention: settled webhook deliveries and answer-link uses are pruned by age (ISO times compare bytewise).
+    version: 10,
+    sql: `
+ALTER TABLE {schema}.hub_answer_link_uses ALTER COLUMN used_at TYPE text COLLATE "C";
+CREATE INDEX hub_webhook_deliveries_settled ON {schema}.hub_webhook_deliveries (updated_at) WHERE status <> 'pending';
+CREATE INDEX hub_answer_link_uses_used_at ON {schema}.hub_answer_link_uses (used_at);`,
+  },
 ];

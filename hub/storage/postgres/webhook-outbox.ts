@@ -166,5 +166,13 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     return rows[0]?.at ?? null;
   }
 
+  async prune(before: number, limit: number): Promise<number> {
+    const { rowCount } = await this.#db.pool.query(
+      `DELETE FROM ${this.#t} WHERE delivery_id IN (SELECT delivery_id FROM ${this.#t} WHERE status <> 'pending' AND updated_at < $1 ORDER BY updated_at, seq LIMIT $2)`,
+      [new Date(before).toISOString(), limit],
+    );
+    return rowCount ?? 0;
+  }
+
   async close(): Promise<void> {}
 }

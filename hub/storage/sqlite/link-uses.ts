@@ -23,6 +23,7 @@ export class SqliteLinkUses implements LinkUses {
   readonly #insert: Database.Statement<[string, string, string, string, string]>;
   readonly #select: Database.Statement<[string], Row>;
   readonly #delete: Database.Statement<[string]>;
+  readonly #prune: Database.Statement<[string, number]>;
 
   constructor(pathOrDb: string | Database.Database) {
     this.#ownsDb = typeof pathOrDb === "string";
@@ -31,6 +32,7 @@ export class SqliteLinkUses implements LinkUses {
     this.#insert = this.db.prepare("INSERT INTO hub_answer_link_uses (nonce, tenant, interrupt_id, sub, used_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (nonce) DO NOTHING");
     this.#select = this.db.prepare("SELECT nonce, tenant, interrupt_id, sub, used_at FROM hub_answer_link_uses WHERE nonce = ?");
     this.#delete = this.db.prepare("DELETE FROM hub_answer_link_uses WHERE nonce = ?");
+    this.#prune = this.db.prepare("DELETE FROM hub_answer_link_uses WHERE nonce IN (SELECT nonce FROM hub_answer_link_uses WHERE used_at < ? ORDER BY used_at LIMIT ?)");
   }
 
   async use(use: Omit<LinkUse, "usedAt">, now: number): Promise<{ ok: true } | { ok: false; first: LinkUse }> {
@@ -47,6 +49,10 @@ export class SqliteLinkUses implements LinkUses {
 
   async release(nonce: string): Promise<void> {
     this.#delete.run(nonce);
+  }
+
+  async prune(before: number, limit: number): Promise<number> {
+    return this.#prune.run(new Date(before).toISOString(), limit).changes;
   }
 
   async close(): Promise<void> {

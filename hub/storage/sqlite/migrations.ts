@@ -200,6 +200,13 @@ CREATE TABLE IF NOT EXISTS hub_webhook_endpoints (
   PRIMARY KEY (tenant, endpoint_id)
 );`,
   },
+  {
+    version: 10,
+    name: "retention: settled webhook deliveries and answer-link uses are pruned by age",
+    sql: `
+CREATE INDEX IF NOT EXISTS hub_webhook_deliveries_settled ON hub_webhook_deliveries (updated_at) WHERE status <> 'pending';
+CREATE INDEX IF NOT EXISTS hub_answer_link_uses_used_at ON hub_answer_link_uses (used_at);`,
+  },
 ];
 
 export const HUB_SCHEMA: SqliteSchema = {

@@ -73,6 +73,9 @@ function prepare(db: Database.Database) {
       "UPDATE hub_webhook_deliveries SET status = 'pending', tries = 0, lease = NULL, next_attempt_at = ?, updated_at = ? WHERE delivery_id = ? AND tenant = ? AND status = 'failed'",
     ),
     nextDue: db.prepare<[], { at: string | null }>("SELECT MIN(next_attempt_at) AS at FROM hub_webhook_deliveries WHERE status = 'pending'"),
+    prune: db.prepare<[string, number]>(
+      "DELETE FROM hub_webhook_deliveries WHERE seq IN (SELECT seq FROM hub_webhook_deliveries WHERE status <> 'pending' AND updated_at < ? ORDER BY updated_at, seq LIMIT ?)",
+    ),
     putEndpoint: db.prepare<EndpointRow>(
       `INSERT INTO hub_webhook_endpoints (tenant, endpoint_id, url, secret, events, queues, answer_links, created_at, updated_at)
        VALUES (@tenant, @endpoint_id, @url, @secret, @events, @queues, @answer_links, @created_at, @updated_at)
@@ -178,6 +181,10 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
   async nextDue(): Promise<string | null> {
     return this.#sql.nextDue.get()?.at ?? null;
+  }
+
+  async prune(before: number, limit: number): Promise<number> {
+    return this.#sql.prune.run(iso(before), limit).changes;
   }
 
   async putEndpoint(e: StoredEndpoint, now: number): Promise<StoredEndpoint> {

@@ -39,6 +39,19 @@ export function describeLinkUsesConformance(name: string, make: () => Promise<Li
       expect(await uses.use(use("n1"), T0 + 10)).toEqual({ ok: true });
     });
 
+    it("prunes the uses made before the cutoff, oldest first, a batch at a time", async () => {
+      const { uses } = fixture;
+      for (const [nonce, at] of [["a", T0 + 2], ["b", T0], ["c", T0 + 1], ["d", T0 + 1_000]] as const) await uses.use(use(nonce), at);
+      expect(await uses.prune(T0 + 500, 2)).toBe(2);
+      expect([await uses.find("b"), await uses.find("c")]).toEqual([undefined, undefined]);
+      expect(await uses.find("a")).toBeDefined();
+      expect(await uses.prune(T0 + 500, 10)).toBe(1);
+      expect(await uses.prune(T0 + 500, 10)).toBe(0);
+      expect(await uses.find("d")).toEqual({ ...use("d"), usedAt: new Date(T0 + 1_000).toISOString() });
+      // A pruned nonce is forgotten: were its link still valid it could be used again, hence the retention of the longest link.
+      expect(await uses.use(use("b"), T0 + 2_000)).toEqual({ ok: true });
+    });
+
     it.runIf(shared)("two handles racing on one nonce: exactly one use wins", async () => {
       if (!fixture.other) throw new Error("a shared backend's fixture needs other()");
       const other = await fixture.other();

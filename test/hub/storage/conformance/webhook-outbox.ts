@@ -94,6 +94,24 @@ export function describeWebhookOutboxConformance(name: string, make: () => Promi
       expect(await outbox().replay("acme", "nope", T0 + 6000)).toBeUndefined();
     });
 
+    it("prunes settled deliveries last updated before the cutoff, oldest first, a batch at a time; never a pending one", async () => {
+      await outbox().enqueue([delivery("old-ok"), delivery("old-failed"), delivery("old-pending"), delivery("new-ok")], T0);
+      await outbox().claimDue(T0, 10, 60_000, "l");
+      await outbox().recordAttempt("old-ok", "l", attempt(true), { status: "delivered", nextAttemptAt: null }, T0 + 1);
+      await outbox().recordAttempt("old-failed", "l", attempt(false), { status: "failed", nextAttemptAt: null }, T0 + 2);
+      await outbox().recordAttempt("old-pending", "l", attempt(false), { status: "pending", nextAttemptAt: iso(T0 + 10) }, T0 + 3);
+      await outbox().recordAttempt("new-ok", "l", attempt(true), { status: "delivered", nextAttemptAt: null }, T0 + 1_000);
+      expect(await outbox().prune(T0 + 500, 1)).toBe(1);
+      expect((await outbox().list({ tenant: "acme", limit: 10 })).map((d) => d.id)).toEqual(["old-failed", "old-pending", "new-ok"]);
+      expect(await outbox().prune(T0 + 500, 10)).toBe(1);
+      expect(await outbox().prune(T0 + 500, 10)).toBe(0);
+      expect((await outbox().list({ tenant: "acme", limit: 10 })).map((d) => d.id)).toEqual(["old-pending", "new-ok"]);
+      // However old, a pending delivery stays: it has yet to go out.
+      expect(await outbox().prune(T0 + 10 * 365 * 86_400_000, 10)).toBe(1);
+      expect((await outbox().list({ tenant: "acme", limit: 10 })).map((d) => [d.id, d.status])).toEqual([["old-pending", "pending"]]);
+      expect(await outbox().nextDue()).toBe(iso(T0 + 10));
+    });
+
     it("keeps the last attempts when there are very many", async () => {
       await outbox().enqueue([delivery("d1")], T0);
       for (let i = 0; i < MAX_ATTEMPTS_KEPT + 3; i++) {
