@@ -164,6 +164,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
     bus: storage.bus,
     nodeId,
     webhooks,
+    transform: config.transformEvent,
   });
   runs.observe(reviews);
   const key = linkKey(config.answerLinks?.secret, config.jwtSecret);

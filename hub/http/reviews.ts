@@ -138,7 +138,7 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
       try {
         const now = Date.now();
         const items = await reviews.service.openItemsFor(principal, queue);
-        snapshot = items.flatMap((item) => [requestedEvent(item, now), ...(activeClaim(item, now) ? [claimedEvent(item, now)] : [])].map((e) => ({ ...e, queue })));
+        snapshot = items.flatMap((item) => [requestedEvent(item, now), ...(activeClaim(item, now) ? [claimedEvent(item, now)] : [])].flatMap((e) => reviews.redact(e, item.threadId) ?? []).map((e) => ({ ...e, queue })));
       } catch (error) {
         reviews.queues.unsubscribe(listenerId);
         throw error;

@@ -17,7 +17,7 @@ import { ReviewService, type AnswerInput } from "./service.ts";
 import type { ReviewStore } from "./store.ts";
 import { PENDING_STATUSES, type ExpiryPolicy, type ReassignTarget, type Refusal, type ResumeBatch, type ResumePolicy, type ReviewItem } from "./types.ts";
 import type { ExecutionResult, HubStore, RunInfo, RunManager, RunObserver } from "../runs/index.ts";
-import type { EventBus, ThreadLogs } from "../threads/index.ts";
+import type { EventBus, EventTransformer, ThreadLogs } from "../threads/index.ts";
 import { QueueFanout } from "./queues.ts";
 import type { AuditExportFilter, AuditRecord } from "./audit-export.ts";
 import { reviewWebhookEvent, runWebhookEvent, type WebhookEventInput } from "./webhooks/events.ts";
@@ -74,6 +74,8 @@ interface CoordinatorOptions {
   openMode: boolean;
   /** One of several nodes (runs hold leases). */
   cluster?: boolean;
+  /** The hub's transformEvent, applied to review events that leave other than through a thread's log. */
+  transform?: EventTransformer | undefined;
   /** Several nodes: queue subscribers of every node hear every node's review events through the bus. */
   bus?: EventBus | undefined;
   nodeId?: string;
@@ -421,19 +423,36 @@ export class ReviewCoordinator implements RunObserver {
     return (await this.service.unappliedResumes()).find((b) => b.resumeRunId === runId);
   }
 
-  #onEvent({ item, audience, event, before }: ReviewEvent): void {
-    let sent: ProtocolEvent = event;
-    if (audience === "all") {
-      // The thread's subscribers get it through the log (with the thread's next seq);
-      // with several nodes, through the bus, whichever node runs the thread.
-      const log = this.#o.logs.get(item.threadId);
-      if (log && !log.onBus) {
-        const [entry] = log.publish([event]);
-        if (entry) sent = entry.event;
-      } else {
-        this.#o.logs.send(item.threadId, [event])?.catch(() => undefined);
-      }
+  /**
+   * The hub's `transformEvent` on a review event that leaves other than
+   * through the thread's log (queue copies, webhooks, snapshots): the same
+   * redaction, or null (dropped; a hook that throws drops it, as the log does).
+   */
+  redact(event: ProtocolEvent, threadId: string): ProtocolEvent | null {
+    const transform = this.#o.transform;
+    if (transform === undefined) return event;
+    try {
+      return transform(event, threadId);
+    } catch {
+      return null;
     }
+  }
+
+  #onEvent({ item, audience, event, before }: ReviewEvent): void {
+    let sent: ProtocolEvent | null;
+    // The thread's subscribers get it through the log (with the thread's next seq);
+    // with several nodes, through the bus, whichever node runs the thread.
+    const log = audience === "all" ? this.#o.logs.get(item.threadId) : undefined;
+    if (log && !log.onBus) {
+      // The log applied transformEvent.
+      const [entry] = log.publish([event]);
+      sent = entry?.event ?? null;
+    } else {
+      if (audience === "all") this.#o.logs.send(item.threadId, [event])?.catch(() => undefined);
+      sent = this.redact(event, item.threadId);
+    }
+    // Dropped by transformEvent: no queue, webhook or other node hears it either.
+    if (sent === null) return;
     this.#deliverToQueues(item, sent, before);
     // Only the node that decided publishes (others hear it through #onRemote): one webhook per event.
     void this.#o.webhooks?.publish(reviewWebhookEvent(item, sent));
@@ -449,7 +468,8 @@ export class ReviewCoordinator implements RunObserver {
     if (before === undefined) this.queues.deliver(item, event);
     else {
       const at = event.params.timestamp;
-      this.queues.deliverMove(before, item, event, [requestedEvent(item, at), ...(activeClaim(item, at) ? [claimedEvent(item, at)] : [])]);
+      const appear = [requestedEvent(item, at), ...(activeClaim(item, at) ? [claimedEvent(item, at)] : [])].flatMap((e) => this.redact(e, item.threadId) ?? []);
+      this.queues.deliverMove(before, item, event, appear);
     }
   }
 

@@ -259,10 +259,14 @@ export class Session implements SubscriptionHost {
     const items = await reviews.service.openItemsFor(principal, queue);
     const assistants = new Map<string, string | null>();
     for (const item of items) if (!assistants.has(item.threadId)) assistants.set(item.threadId, await reviews.loadAssistantOf(item.threadId, item.tenant));
-    const snapshot: ProtocolEvent[] = items.flatMap((item) => [
-      { ...requestedEvent(item, now), queue: item.routing.queue, review: reviewInfo(item, assistants.get(item.threadId) ?? null) },
-      ...(activeClaim(item, now) ? [{ ...claimedEvent(item, now), queue: item.routing.queue }] : []),
-    ]);
+    const snapshot: ProtocolEvent[] = items.flatMap((item) => {
+      const requested = reviews.redact(requestedEvent(item, now), item.threadId);
+      const claimed = activeClaim(item, now) ? reviews.redact(claimedEvent(item, now), item.threadId) : null;
+      return [
+        ...(requested ? [{ ...requested, queue: item.routing.queue, review: reviewInfo(item, assistants.get(item.threadId) ?? null) }] : []),
+        ...(claimed ? [{ ...claimed, queue: item.routing.queue }] : []),
+      ];
+    });
     const room = this.#joinPresence({ tenant: principal.tenant, kind: "queue", id: queue });
     if (room) snapshot.push(room);
     const start = (): void => {

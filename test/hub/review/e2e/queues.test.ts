@@ -68,6 +68,37 @@ describe("review queues", () => {
     dave.expectValidFrames();
   });
 
+  it("transformEvent redacts and drops the queue copies too: live, in a new subscriber's snapshot, and on the SSE stream", async () => {
+    const hub = await reviewHub({
+      transformEvent: (event) => {
+        if (event.method === "input.claimed") return null;
+        if (event.method !== "input.requested") return event;
+        const payload = event.params.data.payload as Record<string, unknown>;
+        return { ...event, params: { ...event.params, data: { ...event.params.data, payload: { ...payload, question: "[redacted]" } } } };
+      },
+    });
+    const carol = await openAs(hub, "carol", REVIEWER);
+    ok(await carol.request("queue.subscribe", { queue: "legal" }));
+    const { ids: [id] } = await startAndWait(hub, "q-redact", "gate", { review: { queue: "legal" } });
+    await vi.waitFor(() => expect(idsOf(carol.events, "input.requested")).toEqual([id]), WAIT);
+    ok(await carol.request("input.claim", { interrupt_id: id }, { thread_id: "q-redact" }));
+    const late = await openAs(hub, "dave", REVIEWER);
+    expect(ok(await late.request("queue.subscribe", { queue: "legal" }))).toMatchObject({ items: 1, claims: 0 });
+    const res = await fetch(`${hub.url}/queues/legal/stream`, { method: "POST", headers: await authHeaders("erin", REVIEWER) });
+    const reader = res.body!.getReader();
+    let text = "";
+    while (!text.includes(id!)) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    for (const requested of [...carol.events, ...late.events].filter((e) => e.method === "input.requested")) {
+      expect(requested.params.data).toMatchObject({ payload: { question: "[redacted]", review: { queue: "legal" } } });
+    }
+    expect(text).toContain('"question":"[redacted]"');
+    expect(JSON.stringify([...carol.events, ...late.events]) + text).not.toContain('"question":"ok?"');
+    // Dropped: the claim reached no queue subscriber, in the snapshot or live.
+    expect([...carol.events, ...late.events].some((e) => e.method === "input.claimed")).toBe(false);
+    expect(text).not.toContain("input.claimed");
+  });
+
   it("a socket that follows both the thread and its queue gets each review event once (input.requested also as the queue's named copy)", async () => {
     const hub = await reviewHub();
     const rita = await openAs(hub, "rita", REVIEWER);

@@ -59,6 +59,27 @@ describe("webhooks", () => {
     expect(receiver.received.map((r) => r.type).sort()).toEqual(["input.answered", "input.requested", "run.completed"]);
   });
 
+  it("transformEvent shapes webhook bodies as it shapes the thread's events: a redacted payload, a dropped event never sent", async () => {
+    const secret = newSecret();
+    const receiver = await startReceiver(secret);
+    const hub = await hookedHub(receiver.url, secret, {}, {
+      transformEvent: (event) => {
+        if (event.method === "input.answered") return null;
+        if (event.method !== "input.requested") return event;
+        const payload = event.params.data.payload as Record<string, unknown>;
+        return { ...event, params: { ...event.params, data: { ...event.params.data, payload: { ...payload, question: "[redacted]" } } } };
+      },
+    });
+    const { ids: [id] } = await startAndWait(hub, "wh-redact", "gate", { review: { queue: "ops" } });
+    await vi.waitFor(() => expect(ofType(receiver.accepted, "input.requested")).toHaveLength(1), WAIT);
+    expect(ofType(receiver.accepted, "input.requested")[0]?.data).toMatchObject({ interrupt_id: id, payload: { question: "[redacted]" } });
+    const answer = await fetch(`${hub.url}/reviews/${id}/answer`, { method: "POST", headers: { ...(await authHeaders("rita", REVIEWER)), "content-type": "application/json" }, body: JSON.stringify({ response: "ok" }) });
+    expect(answer.status).toBe(200);
+    await vi.waitFor(() => expect(ofType(receiver.accepted, "run.completed")).toHaveLength(1), WAIT);
+    expect(receiver.received.map((r) => r.type).sort()).toEqual(["input.requested", "run.completed"]);
+    expect(JSON.stringify(receiver.received.map((r) => r.body))).not.toContain("ok?");
+  });
+
   it("a receiver that fails three times gets the event once, on the fourth try; REST lists every attempt, admins only, one tenant", async () => {
     const secret = newSecret();
     const tries = new Map<string, number>();
