@@ -51,7 +51,9 @@ Hub options:
   --url <url>      the hub (default $SWITCHBOARD_URL or http://localhost:8787)
   --token <jwt>    bearer token (default $SWITCHBOARD_TOKEN; mint one with \`switchboard token\`)
   --json           one JSON object per line on stdout, for scripts
-  -h, --help       this help`;
+  -h, --help       this help
+
+A lost connection is retried for $SWITCHBOARD_RECONNECT_MS (default 10000 ms), then the command stops.`;
 
 /** Strict parse: unknown flags, missing values and extra positionals are UsageErrors. */
 export function parse<const O extends Options>(argv: readonly string[], options: O, maxPositionals: number): Parsed<O> {
@@ -71,13 +73,21 @@ export interface HubTarget {
   url: string;
   token: string | undefined;
   json: boolean;
+  /** How long a lost connection is retried before the command stops ($SWITCHBOARD_RECONNECT_MS). */
+  reconnectMs: number;
 }
+
+/** Long enough to ride out a hub restart. */
+export const DEFAULT_RECONNECT_MS = 10_000;
 
 export function hubTarget(values: { url?: string | undefined; token?: string | undefined; json?: boolean | undefined }, env: NodeJS.ProcessEnv): HubTarget {
   const url = values.url ?? (env["SWITCHBOARD_URL"] || "http://localhost:8787");
   if (!URL.canParse(url)) throw new UsageError(`--url must be a URL, got ${JSON.stringify(url)}`);
   const token = values.token ?? env["SWITCHBOARD_TOKEN"];
-  return { url, token: token === "" ? undefined : token, json: values.json === true };
+  const reconnect = env["SWITCHBOARD_RECONNECT_MS"] || undefined;
+  const reconnectMs = reconnect === undefined ? DEFAULT_RECONNECT_MS : Number(reconnect);
+  if (!Number.isSafeInteger(reconnectMs) || reconnectMs < 0) throw new UsageError(`SWITCHBOARD_RECONNECT_MS must be a whole number of milliseconds, got ${JSON.stringify(reconnect)}`);
+  return { url, token: token === "" ? undefined : token, json: values.json === true, reconnectMs };
 }
 
 /** Parses a JSON flag value; `what` names it in the error. */

@@ -3,7 +3,7 @@
  * unreachable hub or a missing token fails fast with a message that says
  * what to do, then the socket, with reconnects reported on stderr.
  */
-import { HubClient, HubClientError, type ThreadHandle } from "../index.ts";
+import { DEFAULT_BACKOFF, HubClient, HubClientError, backoffDelay, type ThreadHandle } from "../index.ts";
 import { CliError, EXIT, type ExitCode, type HubTarget } from "./args.ts";
 import type { Output } from "./output.ts";
 
@@ -25,8 +25,20 @@ export interface Connected {
   lost: Promise<Lost>;
 }
 
-/** Reconnects ride out a hub restart (~10 s), then the command stops: never retry forever. */
-export const CLI_RECONNECT = { maxDelayMs: 2_000, maxAttempts: 8 } as const;
+/** Delays grow from 250 ms (the client's default) to this cap. */
+const CLI_MAX_DELAY_MS = 2_000;
+
+/**
+ * Reconnects ride out a hub restart for `reconnectMs` (10 s by default: eight
+ * attempts), then the command stops: never retry forever. The attempts are
+ * as many as the nominal delays (250, 500, 1000, 2000, 2000… ms) take to add
+ * up to the budget; 0 stops at the first loss.
+ */
+export function cliReconnect(reconnectMs: number): { maxDelayMs: number; maxAttempts: number } {
+  let attempts = 0;
+  for (let spent = 0; spent < reconnectMs; attempts++) spent += backoffDelay(attempts, { ...DEFAULT_BACKOFF, maxDelayMs: CLI_MAX_DELAY_MS, jitter: 0 });
+  return { maxDelayMs: CLI_MAX_DELAY_MS, maxAttempts: attempts };
+}
 
 const httpBase = (url: string): string => url.replace(/^ws/, "http");
 const bearer = (target: HubTarget): Record<string, string> => (target.token === undefined ? {} : { authorization: `Bearer ${target.token}` });
@@ -83,7 +95,7 @@ export async function connect(target: HubTarget, out: Output): Promise<Connected
   const client = new HubClient({
     url: target.url,
     ...(target.token === undefined ? {} : { token: target.token }),
-    reconnect: CLI_RECONNECT,
+    reconnect: cliReconnect(target.reconnectMs),
   });
   const lost = new Promise<Lost>((resolve) => {
     client.on("error", (error) => {

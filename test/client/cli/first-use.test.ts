@@ -9,6 +9,8 @@
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { HubClient, HubClientError } from "../../../client/index.ts";
+import { hubTarget } from "../../../client/cli/args.ts";
+import { cliReconnect } from "../../../client/cli/connect.ts";
 import { mintToken } from "../../../hub/index.ts";
 import { SECRET, cli, createThread, startTestHub } from "./harness.ts";
 
@@ -27,15 +29,27 @@ describe("first use of watch, review and token", { timeout: 90_000 }, () => {
   it("after the hub shuts down, watch and review stop with exit 0 (the hub shut down) instead of retrying", async () => {
     const hub = await startTestHub();
     await cli(["run", "review", "--url", hub.url, "--thread", "th-down"]).expectExit(3);
-    const watch = cli(["watch", "th-down", "--url", hub.url]);
+    // A short reconnect budget: the commands still retry, and then stop as they do after 10 s.
+    const env = { SWITCHBOARD_RECONNECT_MS: "500" };
+    const watch = cli(["watch", "th-down", "--url", hub.url], env);
     await watch.waitFor(/^— live/);
-    const review = cli(["review", "--url", hub.url, "--thread", "th-down"]);
+    const review = cli(["review", "--url", hub.url, "--thread", "th-down"], env);
     await review.waitFor("1 open item");
     await hub.close();
     await watch.expectExit(0);
     await review.expectExit(0);
     expect(watch.stderr).toContain("the hub shut down");
     expect(review.stderr).toContain("the hub shut down");
+  });
+
+  it("SWITCHBOARD_RECONNECT_MS sets how long a lost connection is retried: 10 s (eight attempts) by default; a malformed value is a usage error", async () => {
+    expect(hubTarget({}, {}).reconnectMs).toBe(10_000);
+    expect(cliReconnect(10_000)).toEqual({ maxDelayMs: 2_000, maxAttempts: 8 });
+    expect(cliReconnect(500).maxAttempts).toBe(2);
+    expect(cliReconnect(0).maxAttempts).toBe(0);
+    const watch = cli(["watch", "th-any", "--url", "http://127.0.0.1:9"], { SWITCHBOARD_RECONNECT_MS: "10s" });
+    await watch.expectExit(2);
+    expect(watch.stderr).toContain('SWITCHBOARD_RECONNECT_MS must be a whole number of milliseconds, got "10s"');
   });
 
   it("a refused token prints the hub's reason (expired at …)", async () => {
