@@ -2,8 +2,8 @@
  * The web app end to end: Debian's Chromium (playwright-core) against a real
  * hub on port 0 serving the built app. Reviewers race, an observer watches,
  * the hub restarts mid-run, parallel questions are answered from two tabs,
- * and JWT sign-in works by link and ends when the token expires. One browser
- * for the file; a context per person.
+ * and JWT sign-in works by link and ends when the token expires. The
+ * worker's browser; a context per person.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -15,7 +15,7 @@ import { HubClient } from "../../client/index.ts";
 import { signInLink } from "../../client/cli/commands/token.ts";
 import { mintToken } from "../../hub/auth/index.ts";
 import { REVIEW_DRAFT, demoAssistants, silentLogger, startHub, type HubConfig } from "../../hub/index.ts";
-import { hasChromium, launchBrowser, openPage } from "../support/browser.ts";
+import { hasChromium, openPage, sharedBrowser } from "../support/browser.ts";
 
 const SECRET = "web-e2e-secret-that-is-32-bytes-long!";
 const UI = { timeout: 15_000 };
@@ -26,12 +26,13 @@ const cleanups: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
   execFileSync(process.execPath, [join(import.meta.dirname, "../../client/web/build.mjs")], { stdio: "inherit" });
-  browser = await launchBrowser();
+  browser = await sharedBrowser();
 }, 60_000);
 
 afterAll(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
-  await browser?.close();
+  // The browser stays for the worker's next file; every context this file opened is closed.
+  if (browser) expect(browser.contexts()).toEqual([]);
 });
 
 async function hubWith(config: HubConfig & { tokenDelayMs?: number } = {}): Promise<RunningHub> {

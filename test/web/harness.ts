@@ -1,5 +1,5 @@
 /**
- * Shared fixtures of the web app's end-to-end files: one Chromium per file,
+ * Shared fixtures of the web app's end-to-end files: the worker's Chromium,
  * a real hub on port 0 (demo + test assistants, a JWT secret so that every
  * person has a name and roles), a browser context per person signed in by
  * link, and SDK clients for "someone elsewhere". Everything is closed after
@@ -13,7 +13,7 @@ import { HubClient } from "../../client/index.ts";
 import { signInLink } from "../../client/cli/commands/token.ts";
 import { mintToken } from "../../hub/auth/index.ts";
 import { silentLogger, startHub, type HubConfig } from "../../hub/index.ts";
-import { launchBrowser, openPage } from "../support/browser.ts";
+import { openPage, sharedBrowser } from "../support/browser.ts";
 import { webAssistants } from "./assistants.ts";
 
 export const SECRET = "web-e2e-secret-that-is-32-bytes-long!";
@@ -32,12 +32,13 @@ export class WebHarness {
 
   async open(): Promise<void> {
     buildWebApp();
-    this.browser = await launchBrowser();
+    this.browser = await sharedBrowser();
   }
 
   async close(): Promise<void> {
     for (const fn of this.#cleanups.splice(0).reverse()) await fn();
-    await this.browser?.close();
+    // The browser stays for the worker's next file; every context this file opened is closed.
+    if (this.browser) expect(this.browser.contexts()).toEqual([]);
   }
 
   defer(fn: () => Promise<void> | void): void {

@@ -17,7 +17,7 @@ import type { Browser, Page } from "playwright-core";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REVIEW_DRAFT } from "../../../../hub/index.ts";
-import { hasChromium, launchBrowser, openPage } from "../../../support/browser.ts";
+import { hasChromium, openPage, sharedBrowser } from "../../../support/browser.ts";
 import { lgHub, sdk } from "./helpers.ts";
 
 const UI = { timeout: 20_000 };
@@ -44,11 +44,11 @@ beforeAll(async () => {
   } finally {
     process.env["NODE_ENV"] = env;
   }
-  if (hasChromium()) browser = await launchBrowser();
+  if (hasChromium()) browser = await sharedBrowser();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
+  if (browser) expect(browser.contexts()).toEqual([]);
   rmSync(outDir, { recursive: true, force: true });
 });
 
