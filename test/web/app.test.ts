@@ -245,7 +245,7 @@ describe.skipIf(!hasChromium())("the web app in Chromium", { timeout: 60_000 }, 
     const page = await person(`${hub.url}/`);
     await page.getByRole("heading", { name: "Sign in" }).waitFor(UI);
 
-    await page.goto(signInLink(hub.url, await token("u_rita", "Rita", ["reviewer"], "4s")));
+    await page.goto(signInLink(hub.url, await token("u_rita", "Rita", ["reviewer"], "3s")));
     await page.getByLabel(/Signed in as Rita/).waitFor(UI);
     expect(page.url()).not.toContain("token=");
     expect(await page.evaluate(() => sessionStorage.getItem("switchboard.token"))).toMatch(/^ey/);

@@ -21,7 +21,7 @@ describe.skipIf(!hasChromium())("an overdue item in Chromium", { timeout: 90_000
     const rita = h.sdk(hub, await token("u_rita", "Rita", ["reviewer", "observer"]));
     const ada = await h.person(hub, "u_ada", "Ada", ["reviewer", "observer"]);
     const thread = olive.thread("budget-keep");
-    await thread.run("budget", { expires: "3s", title: "Approve the late budget?" });
+    await thread.run("budget", { expires: "1s", title: "Approve the late budget?" });
     const question = await firstQuestion(rita, "budget-keep");
 
     const row = rowOf(ada, "Approve the late budget?");

@@ -108,7 +108,8 @@ describe.skipIf(!hasChromium())("the inbox and the item in Chromium", { timeout:
     const olive = h.sdk(hub, await token("u_olive", "Olive", ["operator", "observer"]));
     const ada = await h.person(hub, "u_ada", "Ada", ["reviewer", "observer"]);
     const rita = await h.person(hub, "u_rita", "Rita", ["reviewer", "observer"]);
-    await olive.thread("budget-exp").run("budget", { expires: "8s", title: "Approve quickly?" });
+    // Short, to wait little, and long enough to see the countdown and open the item before it runs out.
+    await olive.thread("budget-exp").run("budget", { expires: "3s", title: "Approve quickly?" });
     await rowOf(rita, "Approve quickly?").getByText(/^in \d s$/).waitFor(UI);
     await rowOf(ada, "Approve quickly?").getByRole("link", { name: "Approve quickly?" }).click();
     await ada.getByText(/^expires in \d s$/).waitFor(UI);
