@@ -209,7 +209,10 @@ export class HubClient {
     if (event.method === "thread.status") return this.#threadList?.receive(event);
     const thread = event.thread_id === undefined ? undefined : this.#threads.get(event.thread_id);
     const threadSubscribed = thread !== undefined && thread.subscriptions.length > 0;
-    thread?.receive(event);
+    // A queue's copy (unnumbered, named by its queue) is the queue's: the thread has its own events from its log,
+    // and a copy may be of an item the log never lists (one action of a multi-action request).
+    const queueCopy = event.seq === undefined && typeof Reflect.get(event, "queue") === "string";
+    if (!queueCopy) thread?.receive(event);
     if (!QUEUE_EVENTS.has(event.method) || this.#queues.size === 0) return;
     for (const queue of this.#queues.values()) {
       if (wantsQueueEvent(queue, event, threadSubscribed)) queue.receive(event);

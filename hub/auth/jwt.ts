@@ -76,7 +76,7 @@ function secretKey(secret: string): Uint8Array {
 export function createAuthenticator(options: AuthenticatorOptions = {}): Authenticator {
   const { secret, jwks, issuer, audience, clockToleranceSec } = options;
   if (secret === undefined && jwks === undefined) {
-    return { mode: "open", authenticate: async () => ({ ok: true, principal: DEV_PRINCIPAL }) };
+    return { mode: "open", authenticate: async (raw) => devPrincipalOf(raw) };
   }
   const key = secret === undefined ? undefined : secretKey(secret);
   const keySet = jwks && createRemoteJWKSet(new URL(jwks.url), {
@@ -110,6 +110,25 @@ export function createAuthenticator(options: AuthenticatorOptions = {}): Authent
       return principalFromClaims(payload);
     },
   };
+}
+
+/** Open dev mode: a bearer token `dev.<name>` acts as that user (with the dev principal's roles); a bearer token's characters (RFC 6750). */
+export const DEV_AS_PREFIX = "dev.";
+const DEV_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * Who a request of open dev mode is: DEV_PRINCIPAL, or with `dev.<name>` the
+ * user named (to try routing, quorums and self-approval rules as several
+ * people on one machine). Anything else — no token, a JWT out of habit — is
+ * DEV_PRINCIPAL; a malformed `dev.` name is refused, saying what is allowed.
+ */
+function devPrincipalOf(raw: string | undefined): AuthResult {
+  const token = raw?.trim() ?? "";
+  if (!token.startsWith(DEV_AS_PREFIX)) return { ok: true, principal: DEV_PRINCIPAL };
+  const name = token.slice(DEV_AS_PREFIX.length);
+  if (!DEV_NAME.test(name)) return unauthenticated(`in open dev mode a token "${DEV_AS_PREFIX}<name>" acts as that user; a name is 1–64 letters, digits, _ . -`);
+  if (name === DEV_PRINCIPAL.sub) return { ok: true, principal: DEV_PRINCIPAL };
+  return { ok: true, principal: Object.freeze({ sub: name, name, tenant: DEV_PRINCIPAL.tenant, roles: DEV_PRINCIPAL.roles }) };
 }
 
 /** Checks our own claims after jose has checked signature and times. */

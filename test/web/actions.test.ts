@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { hasChromium } from "../support/browser.ts";
+import { hasChromium, openPage } from "../support/browser.ts";
 import { UI, WebHarness, firstQuestion, token } from "./harness.ts";
 
 const h = new WebHarness();
@@ -156,5 +156,37 @@ describe.skipIf(!hasChromium())("per-action items in Chromium", { timeout: 90_00
     await questions.getByText("Votes: Sam Reyes approved, Tom Ito approved").waitFor(UI);
     await questions.getByRole("listitem").filter({ hasText: /^answeredsend_email\(to: "ada@example.com"/ }).getByText("answered by Sid Kumar").waitFor(UI);
     expect(await questions.getByText("No questions asked.").count()).toBe(0);
+  });
+  it("open dev mode: two tabs act as rita and sam and complete the refund's two-approval quorum", async () => {
+    const hub = await h.hub({ jwtSecret: undefined });
+    const dev = h.sdk(hub);
+    await dev.thread("exp-open").run("expense-approval", {});
+    const { interrupt_id: request } = await firstQuestion(dev, "exp-open");
+    await dev.thread("exp-open").respond(`${request}.1`, { type: "approve" }); // the email, as dev (support: anyone)
+    const tab = async (name: string): Promise<Page> => {
+      const { context, page, errors } = await openPage(h.browser, `${hub.url}/#/threads/exp-open`);
+      h.defer(async () => {
+        expect(errors).toEqual([]);
+        await context.close();
+      });
+      await page.getByRole("button", { name: "Act as…" }).click();
+      await page.getByLabel("Act as user").fill(name);
+      await page.getByRole("button", { name: "Act as", exact: true }).click();
+      await page.getByLabel(new RegExp(`^Signed in as ${name} `)).waitFor(UI);
+      return page;
+    };
+    const rita = await tab("rita");
+    const sam = await tab("sam");
+    // The inbox's queue copy of the refund's item does not become a question of the run view's own.
+    await rita.getByRole("link", { name: "1. issue_refund" }).waitFor(UI);
+    expect(await rita.getByRole("region", { name: "Questions" }).getByRole("listitem").filter({ hasText: /^open/ }).count()).toBe(1);
+    await rita.getByRole("link", { name: "1. issue_refund" }).click();
+    await rita.getByRole("button", { name: "Approve", exact: true }).click();
+    await rita.getByText("1 of 2 approved: rita", { exact: true }).waitFor(UI);
+    await sam.getByRole("link", { name: "1. issue_refund" }).click();
+    await sam.getByRole("button", { name: "Approve", exact: true }).click();
+    await sam.getByRole("status").filter({ hasText: "The run resumed." }).waitFor(UI);
+    const messages = async () => ((await dev.thread("exp-open").getState())["messages"] ?? []) as Array<{ type: string; name?: string; status?: string }>;
+    await vi.waitFor(async () => expect((await messages()).filter((m) => m.type === "tool").map((m) => [m.name, m.status])).toEqual([["issue_refund", "success"], ["send_email", "success"]]), UI);
   });
 });

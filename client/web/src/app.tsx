@@ -9,7 +9,7 @@ import { Suspense, lazy, useCallback, useEffect, useRef, useState, type ReactNod
 import { HubClient, HubClientError, platformSocketFactory } from "../../index.ts";
 import { Shell } from "./shell.tsx";
 import { SessionProvider, type Session } from "./hub.tsx";
-import { adoptTokenFromUrl, forgetToken, isExpired, readClaims, storedToken, storeToken } from "./session.ts";
+import { adoptTokenFromUrl, forgetToken, isExpired, readClaims, storeDevAs, storedDevAs, storedToken, storeToken } from "./session.ts";
 import { SignIn } from "./views/signin.tsx";
 import { linkRouteOf } from "./router.ts";
 
@@ -67,8 +67,11 @@ function SignedInApp(): ReactNode {
       if (!stored) return setPhase({ kind: "signin" });
       if (isExpired(claims)) return signOut(expiredMessage(claims?.expiresAt));
       token = stored;
+    } else {
+      const devAs = storedDevAs();
+      if (devAs !== null) token = `dev.${devAs}`;
     }
-    const expiresAt = token ? (readClaims(token)?.expiresAt ?? null) : null;
+    const expiresAt = token && auth === "jwt" ? (readClaims(token)?.expiresAt ?? null) : null;
     const client = new HubClient({
       url: origin(),
       socketFactory: platformSocketFactory(),
@@ -90,6 +93,11 @@ function SignedInApp(): ReactNode {
       setPhase({ kind: "ready", session: { client, me, signOut: (reason?: string) => signOut(reason) } });
     } catch (error) {
       client.close();
+      // Open dev mode refused who this tab acts as: back to the dev principal.
+      if (auth === "open" && storedDevAs() !== null) {
+        storeDevAs(null);
+        return start();
+      }
       if (error instanceof HubClientError && error.code === "unauthenticated") return signOut(error.message);
       setPhase({ kind: "down", message: error instanceof Error ? error.message : String(error) });
     }

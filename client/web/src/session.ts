@@ -79,3 +79,23 @@ export function storeToken(token: string): void {
 export function forgetToken(): void {
   sessionStorage.removeItem(TOKEN_KEY);
 }
+
+/**
+ * Open dev mode: who this tab acts as (`dev.<name>` as its token: the hub
+ * takes it for that user, with every role), to try routing and quorums as
+ * several people on one machine. Null: the dev principal.
+ */
+export const DEV_AS_KEY = "switchboard.devAs";
+
+export function storedDevAs(): string | null {
+  try {
+    return sessionStorage.getItem(DEV_AS_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function storeDevAs(name: string | null): void {
+  if (name === null) sessionStorage.removeItem(DEV_AS_KEY);
+  else sessionStorage.setItem(DEV_AS_KEY, name);
+}

@@ -4,11 +4,12 @@
  * connection banner, and the routed view. The inbox queue is followed here,
  * for the page's whole life, so the count and presence stay live everywhere.
  */
-import { Component, Suspense, lazy, useEffect, useMemo, type ReactNode } from "react";
+import { Component, Suspense, lazy, useEffect, useMemo, useState, type ReactNode } from "react";
 import { Avatar } from "./components/people.tsx";
 import { countdown } from "./format.ts";
 import { hasRole, useConnectionState, useNow, useQueueItems, useSession } from "./hub.tsx";
 import { hrefOf, useRoute } from "./router.ts";
+import { storeDevAs, storedDevAs } from "./session.ts";
 import { InboxView, INBOX_QUEUE, stillMine } from "./views/inbox.tsx";
 import { RunView } from "./views/run.tsx";
 import { ThreadsView } from "./views/threads.tsx";
@@ -57,6 +58,46 @@ function ConnectionBanner(): ReactNode {
   );
 }
 
+const DEV_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** Open dev mode: act as another user in this tab (the hub takes `dev.<name>` as that user). */
+function ActAs(): ReactNode {
+  const [editing, setEditing] = useState(false);
+  const [name, setName] = useState("");
+  const acting = storedDevAs() !== null;
+  const switchTo = (next: string | null): void => {
+    storeDevAs(next);
+    window.location.reload();
+  };
+  if (!editing) {
+    return (
+      <button type="button" className="btn btn-small btn-quiet" onClick={() => setEditing(true)} title="Open dev mode: try routing and quorums as several people, one per tab">
+        Act as…
+      </button>
+    );
+  }
+  const valid = DEV_NAME.test(name.trim());
+  return (
+    <form
+      className="act-as"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (valid) switchTo(name.trim() === "dev" ? null : name.trim());
+      }}
+    >
+      <input type="text" aria-label="Act as user" placeholder="rita" value={name} onChange={(e) => setName(e.target.value)} autoFocus />
+      <button type="submit" className="btn btn-small" disabled={!valid}>
+        Act as
+      </button>
+      {acting && (
+        <button type="button" className="btn btn-small btn-quiet" onClick={() => switchTo(null)}>
+          Back to dev
+        </button>
+      )}
+    </form>
+  );
+}
+
 function Identity(): ReactNode {
   const { me, signOut } = useSession();
   const now = useNow(15_000);
@@ -65,7 +106,7 @@ function Identity(): ReactNode {
   return (
     <div className="identity">
       {me.auth === "open" ? (
-        <span className="pill pill-warn" title="SWITCHBOARD_JWT_SECRET is not set: every request is the dev principal with all roles">
+        <span className="pill pill-warn" title="SWITCHBOARD_JWT_SECRET is not set: every request has all roles, as the dev principal or the user this tab acts as">
           Open dev mode
         </span>
       ) : (
@@ -83,6 +124,7 @@ function Identity(): ReactNode {
           Sign out
         </button>
       )}
+      {me.auth === "open" && <ActAs />}
     </div>
   );
 }

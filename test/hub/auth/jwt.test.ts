@@ -154,6 +154,15 @@ describe("createAuthenticator (open mode)", () => {
     }
   });
 
+  it("acts as the user a dev.<name> token names, with the dev principal's roles; a malformed name is refused", async () => {
+    expect(await open.authenticate("dev.rita")).toEqual({ ok: true, principal: { sub: "rita", name: "rita", tenant: "default", roles: ["operator", "reviewer", "observer"] } });
+    expect(await open.authenticate(" dev.sam.reyes ")).toMatchObject({ ok: true, principal: { sub: "sam.reyes" } });
+    expect(await open.authenticate("dev.dev")).toEqual({ ok: true, principal: DEV_PRINCIPAL });
+    for (const bad of ["dev.", "dev.has space", `dev.${"x".repeat(65)}`, "dev.ünï", "dev.a@b"]) {
+      expect(await open.authenticate(bad)).toMatchObject({ ok: false, status: 401, message: expect.stringMatching(/dev\.<name>/) });
+    }
+  });
+
   it("uses the documented dev principal", () => {
     expect(DEV_PRINCIPAL).toEqual({ sub: "dev", name: "Developer", tenant: "default", roles: ["operator", "reviewer", "observer"] });
     expect(Object.isFrozen(DEV_PRINCIPAL)).toBe(true);
