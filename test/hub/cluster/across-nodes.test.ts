@@ -83,7 +83,7 @@ describeWithCluster("three hub processes: queues, claims, presence and run comma
       SWITCHBOARD_DATABASE_SCHEMA: schema,
       SWITCHBOARD_REDIS_PREFIX: `sbtest:${randomBytes(6).toString("hex")}:`,
       SWITCHBOARD_RUN_LEASE_MS: "2000",
-      SWITCHBOARD_DEMO_TOKEN_DELAY_MS: "40",
+      SWITCHBOARD_DEMO_TOKEN_DELAY_MS: "25",
       SWITCHBOARD_JWT_SECRET: SECRET,
     };
     try {

@@ -48,7 +48,7 @@ describeWithCluster("three hub processes on one Postgres and one Redis", ({ data
       SWITCHBOARD_DATABASE_SCHEMA: schema,
       SWITCHBOARD_REDIS_PREFIX: `sbtest:${randomBytes(6).toString("hex")}:`,
       SWITCHBOARD_RUN_LEASE_MS: String(LEASE_MS),
-      SWITCHBOARD_DEMO_TOKEN_DELAY_MS: "40",
+      SWITCHBOARD_DEMO_TOKEN_DELAY_MS: "20",
     };
     const start = async (i: number): Promise<HubProcess> => {
       const node = await HubProcess.start({ entry: "child", env: { ...env, SWITCHBOARD_NODE_ID: `node-${i}` } });
