@@ -13,7 +13,7 @@ import { TestSocket, isRootLifecycle, textOf } from "../../support/hub.ts";
 const TOKENS = 20_000;
 // 20,000 deltas of ~500 bytes: 10 MB per socket, more than the kernel's buffers of a loopback socket absorb.
 const WORD = "w".repeat(250);
-const QUEUE_MAX_MS = 4_000;
+const QUEUE_MAX_MS = 2_000;
 // High enough that only the time bound can drop them.
 const HARD_BYTES = 256 * 1024 * 1024;
 let hub: HubProcess;

@@ -10,7 +10,7 @@ import { HubProcess } from "../../support/hub-process.ts";
 import { TestSocket } from "../../support/hub.ts";
 
 const MAX_BYTES = 1024 * 1024;
-const MAX_AGE_MS = 4_000;
+const MAX_AGE_MS = 2_000;
 let hub: HubProcess;
 
 beforeAll(async () => {
