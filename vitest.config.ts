@@ -10,19 +10,29 @@ import { defineConfig } from "vitest/config";
  * A file missing here only runs later.
  */
 const SLOW_FIRST = [
-  "test/web/review.test.ts",
+  // Chromium files alternate with the process and cluster files, so that the
+  // two workers rarely drive two browsers at once on two cores.
+  "test/web/actions.test.ts",
   "test/hub/cluster/multi-process.test.ts",
-  "test/hub/cluster/across-nodes.test.ts",
-  "test/hub/runs/crash.test.ts",
   "test/web/app.test.ts",
-  "test/client/cli/serve.test.ts",
-  "test/hub/storage/sqlite/data-dir-lock.test.ts",
-  "test/hub/storage/postgres/review-store.test.ts",
   "test/hub/cluster/faults.test.ts",
-  "test/client/cli/first-use.test.ts",
-  "test/hub/storage/postgres/hub-store.test.ts",
-  "test/docs/engine.test.ts",
+  "test/web/review.test.ts",
+  "test/hub/runs/crash.test.ts",
+  "test/hub/http/langgraph/use-stream.test.ts",
+  "test/hub/limits/audit.test.ts",
+  "test/web/run.test.ts",
+  "test/hub/storage/sqlite/data-dir-lock.test.ts",
+  "test/web/link.test.ts",
+  "test/hub/storage/postgres/review-store.test.ts",
+  "test/web/overdue.test.ts",
+  "test/hub/limits/paused-sockets.test.ts",
+  "test/hub/cluster/across-nodes.test.ts",
+  "test/hub/cluster/two-nodes.test.ts",
+  "test/hub/limits/retained-subscriptions.test.ts",
+  "test/client/cli/serve.test.ts",
+  "test/client/cli/quickstart.test.ts",
   "test/hub/main.test.ts",
+  "test/hub/cluster/review-workflows.test.ts",
 ];
 
 class SlowFirst extends BaseSequencer {
