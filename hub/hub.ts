@@ -211,7 +211,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
   rowSweeper.start();
   if (abandoned.length > 0) logger.warn(`marked ${abandoned.length} run(s) left by a previous process as abandoned; their threads can be resumed`);
   if (auth.mode === "open") {
-    logger.warn("!!! OPEN DEV MODE: SWITCHBOARD_JWT_SECRET is not set — every request is the 'dev' principal with all roles. Do not expose this hub. !!!");
+    logger.warn("!!! OPEN DEV MODE: SWITCHBOARD_JWT_SECRET is not set — every request has all roles, as the 'dev' principal (or the user a dev.<name> token names). Do not expose this hub. !!!");
   }
   if (origins.allowed.has("*")) {
     logger.warn("allowedOrigins has \"*\": web pages of every site may call this hub (with their visitors' tokens)");

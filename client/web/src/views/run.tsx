@@ -151,13 +151,16 @@ export function RunView({ threadId }: { threadId: string }): ReactNode {
 
   // The thread's review items: answers, votes, and the questions asked before this page (or the hub) started.
   const [records, setRecords] = useState<ReviewRecord[]>([]);
+  const asked = status.run_id !== null || pending.length > 0 || resolved.length > 0;
   useEffect(() => {
+    // A thread that has not run yet has no questions (nor, before its first run, a record to ask about).
+    if (!asked) return;
     let gone = false;
     client.threadReviews(threadId).then((r) => !gone && setRecords(r), () => undefined);
     return () => {
       gone = true;
     };
-  }, [client, threadId, resolved.length, pending.length, status.status]);
+  }, [client, threadId, asked, resolved.length, pending.length, status.status]);
   const byId = useMemo(() => new Map(records.map((r) => [r.interrupt_id, r])), [records]);
   // Resolved items this page did not see resolve; an action of a request the page saw is shown with its request.
   const earlier = useMemo(() => {
