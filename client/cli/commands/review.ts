@@ -244,7 +244,7 @@ class ReviewSession {
     const claim = item.status === "claimed" ? ` (claimed by ${who(item.claimed_by)})` : "";
     const where = this.source.kind === "queue" ? ` thread ${item.thread_id ?? "?"}` : "";
     const node = item.node === undefined ? "" : ` ${item.node}`;
-    return `  [${this.#number(item)}] ${item.interrupt_id}${where}${node}${claim}: ${preview(item.payload)}`;
+    return `  [${this.#number(item)}] ${item.interrupt_id}${where}${node}${claim}: ${whatIsAsked(item)}`;
   }
 
   #list(heading?: string): void {
@@ -309,4 +309,21 @@ async function* withStop(lines: AsyncIterable<string>, stop: Promise<"abort">): 
     if (next === "abort" || next.done) return;
     yield next.value;
   }
+}
+
+/**
+ * One action of a multi-action request (its queue copy says which): the
+ * action and its arguments, `action 1 of 2: issue_refund {"order":…}`; any
+ * other question: its payload.
+ */
+function whatIsAsked(item: InterruptView): string {
+  const action = item.review?.action;
+  if (action === undefined) return preview(item.payload);
+  const payload = item.payload as Record<string, unknown> | unknown[] | null;
+  const requests = Array.isArray(payload) ? payload : payload === null || typeof payload !== "object" ? undefined : (payload["action_requests"] ?? payload["actionRequests"]);
+  const first: unknown = Array.isArray(requests) ? requests[0] : undefined;
+  const request = first !== null && typeof first === "object" ? (first as Record<string, unknown>) : {};
+  const inner = request["action_request"];
+  const args = inner !== null && typeof inner === "object" ? (inner as Record<string, unknown>)["args"] : request["args"];
+  return `action ${action.index + 1} of ${action.count}: ${action.name} ${preview(args ?? {}, 120)}`;
 }

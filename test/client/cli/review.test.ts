@@ -128,6 +128,19 @@ describe("switchboard review", { timeout: 90_000 }, () => {
     await review.expectExit(0);
   });
 
+  it("a queue's item that is one action of a multi-action request is listed as that action, with its arguments", async () => {
+    const hub = await startTestHub();
+    const run = cli(["run", "expense-approval", "--url", hub.url, "--thread", "th-actions"]);
+    await run.expectExit(3);
+    // Open dev mode: dev.rita acts as rita, one of the refund's finance candidates.
+    const review = cli(["review", "--url", hub.url, "--queue", "finance", "--token", "dev.rita"]);
+    await review.waitFor(/^ {2}\[1\] \S+\.0 thread th-actions human_review: action 1 of 2: issue_refund \{"order":"A-1027","amount":120,"currency":"EUR","reason":"arrived broken"\}$/);
+    review.type('answer 1 {"type":"approve"}');
+    await review.waitFor('answered [1] with {"type":"approve"}');
+    review.endInput();
+    await review.expectExit(0);
+  });
+
   it("review queues: used when the hub has them; otherwise --thread is the fallback, and its absence is explained", async () => {
     const hub = await startTestHub();
     const queues = await queuesSupported(hub.url);
