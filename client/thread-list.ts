@@ -111,7 +111,13 @@ export class ThreadListHandle {
   /** @internal The client routes every `thread.status` event here. */
   receive(event: ProtocolEvent): void {
     if (event.method !== "thread.status" || !this.#wanted) return;
-    this.#set(upsertThread(this.#threads, event.params.data, this.#limit));
+    const { deleted, ...record } = event.params.data;
+    if (deleted) {
+      const kept = this.#threads.filter((t) => t.thread_id !== record.thread_id);
+      if (kept.length !== this.#threads.length) this.#set(kept);
+      return;
+    }
+    this.#set(upsertThread(this.#threads, record, this.#limit));
   }
 
   /** @internal */

@@ -204,6 +204,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
   const reapplied = await reviews.recoverResumes();
   if (reapplied.length > 0) logger.warn(`re-applied the accepted answers of ${reapplied.length} resume(s) a previous process left unfinished`);
   await reviews.start();
+  if (storage.bus) await threadWatch.connect(storage.bus, nodeId);
   webhooks.start();
   await runs.listen();
   ownership?.startSweeper((lease) => runs.takeOver(lease));
@@ -267,6 +268,7 @@ async function assemble(config: HubConfig, logger: Logger, limits: HubLimits, au
       await sweeper?.stop();
       await rowSweeper.stop();
       reviews.close();
+      threadWatch.close();
       await runs.close();
       await webhooks.close();
       for (const end of [...streams]) end();

@@ -227,7 +227,7 @@ const dataByMethod = {
     reason: str.optional(),
   }),
   presence: z.looseObject({ update: z.base64(), queue: str.optional() }),
-  "thread.status": threadRecordSchema,
+  "thread.status": threadRecordSchema.extend({ deleted: z.literal(true).optional() }),
   resync: z.looseObject({
     reason: z.enum(["evicted", "unknown_event_id", "run_mismatch"]),
     head_seq: uint,

@@ -384,8 +384,8 @@ export interface PresenceData {
   queue?: string;
 }
 
-/** Extension: a thread record was created or changed (its status, assistant or metadata); the whole record. */
-export type ThreadStatusData = ThreadRecordJson;
+/** Extension: a thread record was created or changed (its status, assistant or metadata); the whole record. `deleted`: the thread is gone (its last record). */
+export type ThreadStatusData = ThreadRecordJson & { deleted?: true };
 
 /** A pending interrupt as a snapshot lists it. */
 export interface PendingInterrupt {

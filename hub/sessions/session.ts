@@ -293,12 +293,12 @@ export class Session implements SubscriptionHost {
     const { threadWatch, store, metrics } = this.#services;
     const tenant = this.#principal.tenant;
     // Changes wait until the snapshot is out, so a client never sees a newer record overwritten by an older one.
-    let held: ThreadRecord[] | undefined = [];
+    let held: Array<{ thread: ThreadRecord; deleted: boolean }> | undefined = [];
     const subscriptionId = threadWatch.subscribe({
       tenant,
-      deliver: (thread) => {
-        if (held) held.push(thread);
-        else this.#outbox.sendEvent(threadStatusEvent(thread));
+      deliver: (thread, deleted) => {
+        if (held) held.push({ thread, deleted });
+        else this.#outbox.sendEvent(threadStatusEvent(thread, Date.now(), deleted));
       },
     });
     (this.#threadWatches ??= new Set()).add(subscriptionId);
@@ -316,9 +316,9 @@ export class Session implements SubscriptionHost {
       if (this.#closed) return;
       // What the snapshot already shows, or something older, is not sent (ISO stamps of one store order by text).
       const shown = new Map(threads.map((t) => [t.threadId, t.updatedAt]));
-      for (const thread of changes) {
+      for (const { thread, deleted } of changes) {
         const seen = shown.get(thread.threadId);
-        if (seen === undefined || thread.updatedAt > seen) this.#outbox.sendEvent(threadStatusEvent(thread));
+        if (deleted || seen === undefined || thread.updatedAt > seen) this.#outbox.sendEvent(threadStatusEvent(thread, Date.now(), deleted));
       }
     };
     return { subscriptionId, threads: threads.map(threadRecordJson), start };

@@ -7,6 +7,8 @@
  * - claims: a claim taken on C is honoured on B (claim_held naming it);
  * - presence: a thread's room shows the viewers of every node, a late joiner
  *   on a third node gets their states, a viewer who leaves is removed everywhere;
+ * - threads lists: a threads.subscribe on C hears the status a run on A wrote
+ *   and a deletion on B;
  * - runs: run.cancel on B stops a run on A; run.start on C with
  *   multitask_strategy "interrupt" replaces it, "reject" names the node that
  *   runs it, "enqueue" on B waits for it and starts when it ends.
@@ -98,6 +100,9 @@ describeWithCluster("three hub processes: queues, claims, presence and run comma
       // Review queues: ann follows the default queue on node B; olga's run on node A asks.
       const ann = await openAs(b, "ann", REVIEWER);
       ok(await ann.request("queue.subscribe", { queue: "default" }));
+      // Threads lists: tess follows the tenant's threads on node C.
+      const tess = await openAs(c, "tess", ["observer"]);
+      ok(await tess.request("threads.subscribe", {}));
       const olga = await openAs(a, "olga", OPERATOR);
       await olga.subscribe({ channels: ALL_CHANNELS }, { thread_id: "t-q" });
       ok(await olga.request("run.start", { assistant_id: "review", input: { topic: "queues" } }, { thread_id: "t-q" }));
@@ -106,6 +111,8 @@ describeWithCluster("three hub processes: queues, claims, presence and run comma
       const interruptId = requested.method === "input.requested" ? requested.params.data.interrupt_id : "";
       await olga.waitForEvent(isRootLifecycle("interrupted"));
       expect(interruptIdsOf(olga.events)).toEqual([interruptId]);
+      // The thread's record as node A wrote it, on node C's threads list.
+      await tess.waitForEvent((e) => e.method === "thread.status" && e.thread_id === "t-q" && e.params.data.status === "interrupted", "node A's thread status on node C");
 
       // Claims: bob claims on node C; ann's answer on node B is refused naming bob.
       const bob = await openAs(c, "bob", REVIEWER);
@@ -173,6 +180,11 @@ describeWithCluster("three hub processes: queues, claims, presence and run comma
       expect(ok(await watch.request("run.cancel", { run_id: third }, { thread_id: "t-run" }))).toMatchObject({ run_id: third, status: "cancelled" });
       await watch.waitForEvent((e) => e.method === "lifecycle" && e.run_id === fourth && e.params.data.event === "interrupted", "the queued run, at its question");
       expect(await getJson(c, `/threads/t-run/runs/${String(fourth)}`)).toMatchObject({ switchboard_status: "interrupted", node_id: "node-1" });
+
+      // A thread deleted on node B leaves node C's threads list.
+      const token = await mintToken({ sub: "olga", tenant: "acme", roles: OPERATOR, expiresIn: "10 min" }, SECRET);
+      expect((await fetch(`${b.url}/threads/t-q`, { method: "DELETE", headers: { authorization: `Bearer ${token}` } })).status).toBe(204);
+      await tess.waitForEvent((e) => e.method === "thread.status" && e.thread_id === "t-q" && e.params.data.deleted === true, "node B's deletion on node C");
     } finally {
       for (const node of nodes.splice(0)) await node.kill();
       await dropSchema(databaseUrl, schema);

@@ -6,6 +6,8 @@
  * commands cannot hold it, and unsubscribing (or closing) stops it.
  */
 import { describe, expect, it, vi } from "vitest";
+import { HubClient } from "../../../client/index.ts";
+import { onCleanup } from "../../support/hub.ts";
 import { internalsOf } from "../../../hub/hub.ts";
 import { decodeEvent, type ProtocolEvent, type ThreadRecordJson } from "../../../hub/protocol/index.ts";
 import { OPERATOR, REVIEWER, WAIT, authHeaders, ok, openAs, reviewHub, startAndWait } from "../review/e2e/helpers.ts";
@@ -38,6 +40,25 @@ describe("threads.subscribe", () => {
     expect(last).not.toHaveProperty("seq");
     // Two subscriptions on one socket: each change arrives once per subscription.
     expect(statuses(rita.events, "live").filter((s) => s === "idle").length).toBe(4);
+    rita.expectValidFrames();
+  });
+
+  it("a deleted thread is announced with its last record and deleted: true, and the SDK's thread list drops it", async () => {
+    const hub = await reviewHub();
+    await startAndWait(hub, "doomed", "gate", {});
+    await startAndWait(hub, "kept", "gate", {});
+    const rita = await openAs(hub, "rita", REVIEWER);
+    ok(await rita.request("threads.subscribe", {}));
+    const client = new HubClient({ url: hub.url, token: (await authHeaders("sam", REVIEWER))["authorization"]!.slice("Bearer ".length), reconnect: false });
+    onCleanup(() => client.close());
+    const list = client.threads();
+    await list.subscribe();
+    expect(list.threads.map((t) => t.thread_id)).toEqual(["kept", "doomed"]);
+    const res = await fetch(`${hub.url}/threads/doomed`, { method: "DELETE", headers: await authHeaders("olga", OPERATOR) });
+    expect(res.status).toBe(204);
+    const gone = await rita.waitForEvent((e) => e.method === "thread.status" && e.thread_id === "doomed" && e.params.data.deleted === true, "the deletion");
+    expect(gone).toMatchObject({ params: { data: { thread_id: "doomed", assistant_id: "gate", status: "interrupted", deleted: true } } });
+    await vi.waitFor(() => expect(list.threads.map((t) => t.thread_id)).toEqual(["kept"]), WAIT);
     rita.expectValidFrames();
   });
 
