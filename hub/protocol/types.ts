@@ -480,30 +480,6 @@ export type ProtocolEvent =
 export type EventMethod = ProtocolEvent["method"];
 export type EventOf<M extends EventMethod> = Extract<ProtocolEvent, { method: M }>;
 
-export const EVENT_METHODS = [
-  "lifecycle",
-  "messages",
-  "tools",
-  "input.requested",
-  "input.answered",
-  "values",
-  "updates",
-  "checkpoints",
-  "tasks",
-  "custom",
-  "input.claimed",
-  "input.released",
-  "input.expired",
-  "input.cancelled",
-  "input.escalated",
-  "input.reminder",
-  "input.voted",
-  "input.reassigned",
-  "presence",
-  "thread.status",
-  "resync",
-] as const satisfies readonly EventMethod[];
-
 /** The review events of an item, as the thread's log and its queue's subscribers get them. */
 export const REVIEW_EVENT_METHODS = [
   "input.requested",
@@ -516,6 +492,21 @@ export const REVIEW_EVENT_METHODS = [
   "input.reminder",
   "input.voted",
   "input.reassigned",
+] as const satisfies readonly EventMethod[];
+
+export const EVENT_METHODS = [
+  "lifecycle",
+  "messages",
+  "tools",
+  "values",
+  "updates",
+  "checkpoints",
+  "tasks",
+  "custom",
+  ...REVIEW_EVENT_METHODS,
+  "presence",
+  "thread.status",
+  "resync",
 ] as const satisfies readonly EventMethod[];
 
 /** What a review queue subscription carries (`queue.subscribe`): its items' review events, and presence on the queue. */

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NODE_BUNDLE } from "../support/hub-process.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const doc = readFileSync(join(ROOT, "docs/engine.md"), "utf8");
@@ -32,12 +33,7 @@ beforeAll(async () => {
     outdir: out,
     outExtension: { ".js": ".mjs" },
     absWorkingDir: ROOT,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    logLevel: "error",
+    ...NODE_BUNDLE,
   });
 });
 

@@ -35,6 +35,9 @@ interface Bundle {
 }
 const bundles = new Map<keyof typeof ENTRIES, Promise<Bundle>>();
 
+/** How test programs are bundled for Node: one ES module of our sources, the packages left to node_modules. */
+export const NODE_BUNDLE = { bundle: true, platform: "node", format: "esm", target: "node20", packages: "external", logLevel: "error" } as const;
+
 /**
  * The entry bundled: once per worker process, and again when one of its
  * sources changed since (watch mode). Calls queue on the one before, so
@@ -55,14 +58,9 @@ function bundled(entry: keyof typeof ENTRIES): Promise<string> {
       entryPoints: [join(ROOT, ENTRIES[entry])],
       outfile: partial,
       absWorkingDir: ROOT,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      packages: "external",
+      ...NODE_BUNDLE,
       sourcemap: "inline",
       metafile: true,
-      logLevel: "error",
     });
     renameSync(partial, path);
     return { path, inputs: Object.keys(result.metafile.inputs), startedAt };
