@@ -144,10 +144,11 @@ export function RunView({ threadId }: { threadId: string }): ReactNode {
   useEffect(() => {
     client.assistants().then(setAssistants, () => undefined);
   }, [client]);
-  // The thread's assistant, from its record (a resync's snapshot does not name the graph).
+  // The thread's assistant, from its record (a resync's snapshot does not name the graph); a thread that never ran has none.
   useEffect(() => {
+    if (status.run_id === null) return;
     client.getThread(threadId).then((t) => setRecordAssistant(t.assistant_id), () => undefined);
-  }, [client, threadId, status.status]);
+  }, [client, threadId, status.status, status.run_id]);
 
   // The thread's review items: answers, votes, and the questions asked before this page (or the hub) started.
   const [records, setRecords] = useState<ReviewRecord[]>([]);
