@@ -179,6 +179,11 @@ export function reduceInterrupts(state: InterruptsState, event: ProtocolEvent): 
       const { interrupt_id, queue, users, roles } = event.params.data;
       return patch(state, interrupt_id, threadId, (v) => (v.review ? { ...v, review: { ...v.review, queue, users, roles } } : v));
     }
+    case "input.voted": {
+      // A vote on a quorum item: still pending; where its stage stands follows ("2 of 3 approved: Rita, Sam").
+      const { interrupt_id, progress } = event.params.data;
+      return patch(state, interrupt_id, threadId, (v) => (v.review?.quorum ? { ...v, review: { ...v.review, quorum: { ...v.review.quorum, progress: { ...progress } } } } : v));
+    }
     case "input.reassigned": {
       // Still pending, routed elsewhere: the routing facts follow (a queue that no longer lists it hears it named by its old queue).
       const { interrupt_id, to } = event.params.data;

@@ -122,4 +122,17 @@ describe("queue projection", () => {
     expect(everywhere.pending.map((p) => [p.interrupt_id, p.review?.queue, p.review?.roles])).toEqual([["i1", "managers", ["manager"]]]);
     expect(fold([withReview, escalated]).pending.map((p) => p.review?.queue)).toEqual(["managers"]);
   });
+  it("a vote on a quorum item moves its progress along; an item without a quorum is left as it is", () => {
+    const progress = (approved: number, approvers: string[]) => ({ approved, rejected: 0, required: 2, approvers, rejecters: [], stage: 0, stages: 1, stage_name: null });
+    const review = { queue: "finance", expires_at: null, users: ["rita", "sam"], roles: [], quorum: { rule: { mode: "k_of_n", k: 2, reject_ends: true }, progress: progress(0, []) } };
+    const asked = { ...requested("i1", { thread_id: "a" }), queue: "finance", review } as ProtocolEvent;
+    const plain = { ...requested("i2", { thread_id: "a" }), queue: "finance", review: { queue: "finance", expires_at: null, users: [], roles: [] } } as ProtocolEvent;
+    const vote = (id: string) => ev("input.voted", { interrupt_id: id, by: { sub: "rita", name: "Rita" }, verdict: "approve", outcome: "pending", progress: progress(1, ["Rita"]) }, { thread_id: "a" });
+    const state = [asked, plain, vote("i1"), vote("i2")].reduce((q, e) => reduceNamedQueue(q, e, "finance"), emptyQueue());
+    expect(state.pending.map((p) => [p.interrupt_id, p.status, p.review?.quorum?.progress.approvers])).toEqual([
+      ["i1", "open", ["Rita"]],
+      ["i2", "open", undefined],
+    ]);
+    expect(state.pending[0]?.review?.quorum?.progress).toMatchObject({ approved: 1, required: 2 });
+  });
 });

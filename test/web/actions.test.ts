@@ -183,7 +183,11 @@ describe.skipIf(!hasChromium())("per-action items in Chromium", { timeout: 90_00
     await rita.getByRole("link", { name: "1. issue_refund" }).click();
     await rita.getByRole("button", { name: "Approve", exact: true }).click();
     await rita.getByText("1 of 2 approved: rita", { exact: true }).waitFor(UI);
-    await sam.getByRole("link", { name: "1. issue_refund" }).click();
+    // Sam's inbox row shows the vote as it lands, then he answers from there.
+    await sam.getByRole("link", { name: /^Inbox/ }).click();
+    const refund = rowOf(sam, /^issue_refund\(order: "A-1027"/);
+    await refund.getByText("1 of 2 approved: rita", { exact: true }).waitFor(UI);
+    await refund.getByRole("link", { name: /^issue_refund/ }).click();
     await sam.getByRole("button", { name: "Approve", exact: true }).click();
     await sam.getByRole("status").filter({ hasText: "The run resumed." }).waitFor(UI);
     const messages = async () => ((await dev.thread("exp-open").getState())["messages"] ?? []) as Array<{ type: string; name?: string; status?: string }>;

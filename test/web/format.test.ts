@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { peopleOf } from "../../client/web/src/components/people.tsx";
-import { countdown, requestActions, summarize, words } from "../../client/web/src/format.ts";
+import { countdown, progressText, requestActions, summarize, words } from "../../client/web/src/format.ts";
 import { groupActions } from "../../client/web/src/views/inbox.tsx";
-import { progressText, refusalText } from "../../client/web/src/views/item.tsx";
+import { refusalText } from "../../client/web/src/views/item.tsx";
 import { HubClientError } from "../../client/index.ts";
 import { REVIEW_DRAFT } from "../../hub/index.ts";
 

@@ -2,7 +2,7 @@
  * Words for people: a one-line summary of an interrupt payload, ages
  * ("3 s ago"), countdowns ("in 4 min"), durations, and names from actors.
  */
-import { isRecord } from "../../../hub/protocol/index.ts";
+import { isRecord, type QuorumProgressData } from "../../../hub/protocol/index.ts";
 import { printable } from "../../index.ts";
 
 
@@ -177,4 +177,12 @@ export function requestActions(payload: unknown): string[] | undefined {
   if (!Array.isArray(requests) || !Array.isArray(configs) || requests.length === 0) return undefined;
   const names = requests.map((r) => (isRecord(r) ? r["name"] : undefined));
   return names.every((n): n is string => typeof n === "string") ? names : undefined;
+}
+
+/** `2 of 3 approved: Rita, Sam` (and the stage, and who rejected): a quorum item's progress, in the inbox and on its page. */
+export function progressText(p: QuorumProgressData): string {
+  const names = p.approvers.map((n) => printable(n)).join(", ");
+  const stage = p.stages > 1 ? ` · stage ${p.stage + 1} of ${p.stages}${p.stage_name ? ` (${printable(p.stage_name)})` : ""}` : "";
+  const rejected = p.rejected > 0 ? ` · rejected by ${(p.rejecters ?? []).map((n) => printable(n)).join(", ")}` : "";
+  return `${p.approved} of ${p.required} approved${names ? `: ${names}` : ""}${stage}${rejected}`;
 }

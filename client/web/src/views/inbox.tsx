@@ -7,10 +7,10 @@
  */
 import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { printable, type InterruptView, type PresenceEntry, type QueueHandle, type ResolvedInterrupt } from "../../../index.ts";
-import type { ReviewActionJson } from "../../../../hub/protocol/index.ts";
+import type { QuorumProgressData, ReviewActionJson } from "../../../../hub/protocol/index.ts";
 import { Avatars, peopleOf, type Person } from "../components/people.tsx";
 import { StatusPill } from "../components/status.tsx";
-import { ago, countdown, shortId, summarize } from "../format.ts";
+import { ago, countdown, progressText, shortId, summarize } from "../format.ts";
 import { hasRole, useClockText, useNow, useQueueItems, useSession } from "../hub.tsx";
 import { hrefOf } from "../router.ts";
 
@@ -38,6 +38,8 @@ interface Row {
   resolved?: ResolvedInterrupt;
   /** One action of a multi-action interrupt: its rows are listed together, in action order. */
   action?: ReviewActionJson | undefined;
+  /** A quorum item's progress in its current stage, live from its votes. */
+  progress?: QuorumProgressData | undefined;
   /** Still pending, but reassigned to others: it leaves this inbox (greyed, saying to whom). */
   movedTo?: string;
 }
@@ -69,6 +71,7 @@ function rowOfOpen(item: InterruptView): Row {
     keep: item.review?.on_expire?.action === "keep",
     open: item,
     action: item.review?.action,
+    progress: item.review?.quorum?.progress,
   };
 }
 
@@ -177,6 +180,7 @@ const InboxRow = memo(function InboxRow({ row, looking, selected, me, first }: {
           </a>
           {row.node && <span className="mono muted">{row.node}</span>}
           {row.queue !== "default" && <span className="tag">{row.queue}</span>}
+          {row.progress && !done && <span className="quorum small">{progressText(row.progress)}</span>}
         </div>
       </td>
       <td className="cell-age">

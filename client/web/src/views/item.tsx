@@ -11,7 +11,7 @@ import type { QuorumProgressData, ReviewActionJson, ReviewRecord } from "../../.
 import { PayloadView } from "../components/payload.tsx";
 import { Avatars, peopleOf } from "../components/people.tsx";
 import { StatusPill } from "../components/status.tsx";
-import { ago, clockTime, countdown, summarize } from "../format.ts";
+import { ago, clockTime, countdown, progressText, summarize } from "../format.ts";
 import { hasRole, useNow, useQueueItems, useSession, useThread, useThreadSlice } from "../hub.tsx";
 import { kindFor } from "../kinds/index.ts";
 import { hrefOf, navigate } from "../router.ts";
@@ -69,13 +69,6 @@ function quorumProgressOf(record: ReviewRecord | null): Progress | undefined {
   return p && typeof p.approved === "number" && typeof p.required === "number" && Array.isArray(p.approvers) ? p : undefined;
 }
 
-/** `2 of 3 approved: Rita, Sam` (and the stage, and who rejected). */
-export function progressText(p: Progress): string {
-  const names = p.approvers.map((n) => printable(n)).join(", ");
-  const stage = p.stages > 1 ? ` · stage ${p.stage + 1} of ${p.stages}${p.stage_name ? ` (${printable(p.stage_name)})` : ""}` : "";
-  const rejected = p.rejected > 0 ? ` · rejected by ${(p.rejecters ?? []).map((n) => printable(n)).join(", ")}` : "";
-  return `${p.approved} of ${p.required} approved${names ? `: ${names}` : ""}${stage}${rejected}`;
-}
 
 /** The other actions the agent proposed in the same request: each its own item, each decided on its own. */
 function ActionSiblings({ threadId, interruptId, action, refreshKey }: { threadId: string; interruptId: string; action: ReviewActionJson; refreshKey: string }): ReactNode {
