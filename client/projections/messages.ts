@@ -336,13 +336,13 @@ export function messagesFromValues(values: Record<string, unknown> | null): Mess
 }
 
 /**
- * The conversation a run view shows: the state's messages in state order,
- * each one that streamed here in its streamed form (same id), then the
- * streamed ones the state does not hold yet (still streaming, or a
- * subgraph's). With no messages in the state it is the streamed list as is.
+ * The conversation a run view shows: the state's messages in state order
+ * (`messagesFromValues`, derived once per state, not per token), each one
+ * that streamed here in its streamed form (same id), then the streamed ones
+ * the state does not hold yet (still streaming, or a subgraph's). With no
+ * messages in the state it is the streamed list as is.
  */
-export function conversationOf(streamed: readonly MessageView[], values: Record<string, unknown> | null): readonly MessageView[] {
-  const fromState = messagesFromValues(values);
+export function conversationOf(streamed: readonly MessageView[], fromState: readonly MessageView[]): readonly MessageView[] {
   if (fromState.length === 0) return streamed;
   const live = new Map<string, MessageView>();
   for (const m of streamed) if (m.namespace.length === 0 && !live.has(m.id)) live.set(m.id, m);

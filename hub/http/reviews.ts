@@ -9,7 +9,7 @@ import type { HttpBindings } from "@hono/node-server";
 import type { Hono } from "hono";
 import { checkPermission, type Principal } from "../auth/index.ts";
 import { SwitchboardError, commandSchema, encodeEvent, type ProtocolEvent } from "../protocol/index.ts";
-import { activeClaim, claimedEvent, mayAnswer, requestedEvent } from "../review/index.ts";
+import { mayAnswer } from "../review/index.ts";
 import { auditJson, reviewItemJson } from "./review-json.ts";
 import { refusalError, type AnswerExpectations } from "../review/index.ts";
 import type { HubServices } from "../services.ts";
@@ -138,7 +138,7 @@ export function addReviewRoutes<E extends Env>(app: Hono<E>, services: HubServic
       try {
         const now = Date.now();
         const items = await reviews.service.openItemsFor(principal, queue);
-        snapshot = items.flatMap((item) => [requestedEvent(item, now), ...(activeClaim(item, now) ? [claimedEvent(item, now)] : [])].flatMap((e) => reviews.redact(e, item.threadId) ?? []).map((e) => ({ ...e, queue })));
+        snapshot = items.flatMap((item) => reviews.appearance(item, now).map((e) => ({ ...e, queue })));
       } catch (error) {
         reviews.queues.unsubscribe(listenerId);
         throw error;

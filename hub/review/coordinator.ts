@@ -438,6 +438,15 @@ export class ReviewCoordinator implements RunObserver {
     }
   }
 
+  /**
+   * How an open item appears to a queue that gets it now (a snapshot, or an
+   * item re-routed into the queue): its `input.requested`, and
+   * `input.claimed` while a claim holds it — redacted like every review event.
+   */
+  appearance(item: ReviewItem, now: number): ProtocolEvent[] {
+    return [requestedEvent(item, now), ...(activeClaim(item, now) ? [claimedEvent(item, now)] : [])].flatMap((e) => this.redact(e, item.threadId) ?? []);
+  }
+
   #onEvent({ item, audience, event, before }: ReviewEvent): void {
     let sent: ProtocolEvent | null;
     // The thread's subscribers get it through the log (with the thread's next seq);
@@ -467,9 +476,7 @@ export class ReviewCoordinator implements RunObserver {
   #deliverToQueues(item: ReviewItem, event: ProtocolEvent, before: ReviewItem | undefined): void {
     if (before === undefined) this.queues.deliver(item, event);
     else {
-      const at = event.params.timestamp;
-      const appear = [requestedEvent(item, at), ...(activeClaim(item, at) ? [claimedEvent(item, at)] : [])].flatMap((e) => this.redact(e, item.threadId) ?? []);
-      this.queues.deliverMove(before, item, event, appear);
+      this.queues.deliverMove(before, item, event, this.appearance(item, event.params.timestamp));
     }
   }
 

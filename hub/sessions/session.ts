@@ -14,7 +14,7 @@ import type { Principal } from "../auth/index.ts";
 import type { PresenceResult } from "../presence/index.ts";
 import { channelOf, decodeCommand, encodeResponse, errorResponse, errorResponseOf, matchesSubscription } from "../protocol/index.ts";
 import type { Channel, ErrorResponse, ProtocolEvent, SubscriptionFilter, ThreadRecordJson } from "../protocol/index.ts";
-import { activeClaim, claimedEvent, requestedEvent, reviewInfo } from "../review/index.ts";
+import { reviewInfo } from "../review/index.ts";
 import type { PresenceRoomRef } from "../presence/index.ts";
 import type { HubServices } from "../services.ts";
 import { threadRecordJson, threadStatusEvent, type ThreadRecord } from "../runs/index.ts";
@@ -259,14 +259,9 @@ export class Session implements SubscriptionHost {
     const items = await reviews.service.openItemsFor(principal, queue);
     const assistants = new Map<string, string | null>();
     for (const item of items) if (!assistants.has(item.threadId)) assistants.set(item.threadId, await reviews.loadAssistantOf(item.threadId, item.tenant));
-    const snapshot: ProtocolEvent[] = items.flatMap((item) => {
-      const requested = reviews.redact(requestedEvent(item, now), item.threadId);
-      const claimed = activeClaim(item, now) ? reviews.redact(claimedEvent(item, now), item.threadId) : null;
-      return [
-        ...(requested ? [{ ...requested, queue: item.routing.queue, review: reviewInfo(item, assistants.get(item.threadId) ?? null) }] : []),
-        ...(claimed ? [{ ...claimed, queue: item.routing.queue }] : []),
-      ];
-    });
+    const snapshot: ProtocolEvent[] = items.flatMap((item) =>
+      reviews.appearance(item, now).map((e) => (e.method === "input.requested" ? { ...e, queue: item.routing.queue, review: reviewInfo(item, assistants.get(item.threadId) ?? null) } : { ...e, queue: item.routing.queue })),
+    );
     const room = this.#joinPresence({ tenant: principal.tenant, kind: "queue", id: queue });
     if (room) snapshot.push(room);
     const start = (): void => {

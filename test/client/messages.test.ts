@@ -187,7 +187,7 @@ describe("the state's messages (values.messages) in the conversation", () => {
       msg("msg_2", { event: "content-block-start", index: 0, content: { type: "text", text: "" } }),
       msg("msg_2", { event: "content-block-delta", index: 0, delta: { type: "text-delta", text: "Still typ" } }),
     ]);
-    const shown = conversationOf(streamed, values);
+    const shown = conversationOf(streamed, messagesFromValues(values));
     expect(shown.map((m) => [m.id, m.node ?? m.role, m.status])).toEqual([
       ["h1", "human", "finished"],
       ["msg_1", "agent", "finished"],
@@ -197,6 +197,6 @@ describe("the state's messages (values.messages) in the conversation", () => {
     ]);
     expect(shown[1]).toBe(streamed[0]);
     // No messages in the state: the streamed list itself.
-    expect(conversationOf(streamed, { draft: "x" })).toBe(streamed);
+    expect(conversationOf(streamed, messagesFromValues({ draft: "x" }))).toBe(streamed);
   });
 });

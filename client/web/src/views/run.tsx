@@ -5,7 +5,7 @@
  * watching, and — for operators — start and cancel.
  */
 import { useEffect, useMemo, useState, type ReactNode } from "react";
-import { conversationOf, printable, type AgentTree, type MessageView, type ResolvedInterrupt } from "../../../index.ts";
+import { conversationOf, messagesFromValues, printable, type AgentTree, type MessageView, type ResolvedInterrupt } from "../../../index.ts";
 import type { AssistantInfo, ReviewRecord } from "../../../../hub/protocol/index.ts";
 import { JsonTree } from "../components/json-tree.tsx";
 import { Avatars, peopleOf } from "../components/people.tsx";
@@ -126,7 +126,8 @@ export function RunView({ threadId }: { threadId: string }): ReactNode {
   const streamed = useThreadSlice(thread, "messages");
   const values = useThreadSlice(thread, "values");
   // The state's messages too: what streamed before this page (or before a hub restart) is not in the replay.
-  const messages = useMemo(() => conversationOf(streamed, values), [streamed, values]);
+  const fromState = useMemo(() => messagesFromValues(values), [values]);
+  const messages = useMemo(() => conversationOf(streamed, fromState), [streamed, fromState]);
   const status = useThreadSlice(thread, "status");
   const tree = useThreadSlice(thread, "tree");
   const pending = useThreadSlice(thread, "interrupts");

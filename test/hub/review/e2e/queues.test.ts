@@ -207,12 +207,8 @@ describe("review queues", () => {
       req.end();
     });
     await expect.poll(() => hub.stats().sseStreams, WAIT).toBe(1);
-    const operator = await openAs(hub, "olive", ["observer", "operator"]);
-    // Runs of 2 MiB of questions each, until the kernel's buffers and the bound are past (a few runs).
-    for (let i = 0; i < 40 && hub.stats().slowConsumersTerminated === 0; i++) {
-      ok(await operator.request("run.start", { assistant_id: "bulky", input: {} }, { thread_id: `q-bulky-${i}` }));
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // Runs of 2 MiB of questions each, one after the other has asked, until the kernel's buffers and the bound are past (a few runs).
+    for (let i = 0; i < 40 && hub.stats().slowConsumersTerminated === 0; i++) await startAndWait(hub, `q-bulky-${i}`, "bulky", {}, { expected: 32 });
     await vi.waitFor(() => expect(hub.stats().slowConsumersTerminated).toBe(1), WAIT);
     await vi.waitFor(() => expect(hub.stats().sseStreams).toBe(0), WAIT);
     expect(hub.stats().reviewQueueSubscribers).toBe(0);
