@@ -164,10 +164,10 @@ describe.skipIf(!hasChromium())("per-action items in Chromium", { timeout: 90_00
     const { interrupt_id: request } = await firstQuestion(dev, "exp-open");
     await dev.thread("exp-open").respond(`${request}.1`, { type: "approve" }); // the email, as dev (support: anyone)
     const tab = async (name: string): Promise<Page> => {
-      const { context, page, errors } = await openPage(h.browser, `${hub.url}/#/threads/exp-open`);
+      const { page, errors, close } = await openPage(h.browser, `${hub.url}/#/threads/exp-open`);
       h.defer(async () => {
         expect(errors).toEqual([]);
-        await context.close();
+        await close();
       });
       await page.getByRole("button", { name: "Act as…" }).click();
       await page.getByLabel("Act as user").fill(name);

@@ -15,7 +15,7 @@ import { HubClient } from "../../client/index.ts";
 import { signInLink } from "../../client/cli/commands/token.ts";
 import { mintToken } from "../../hub/auth/index.ts";
 import { REVIEW_DRAFT, demoAssistants, silentLogger, startHub, type HubConfig } from "../../hub/index.ts";
-import { hasChromium, openPage, sharedBrowser } from "../support/browser.ts";
+import { hasChromium, openPage, pagesOpen, sharedBrowser } from "../support/browser.ts";
 
 const SECRET = "web-e2e-secret-that-is-32-bytes-long!";
 const UI = { timeout: 15_000 };
@@ -31,8 +31,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
-  // The browser stays for the worker's next file; every context this file opened is closed.
-  if (browser) expect(browser.contexts()).toEqual([]);
+  // The browser and its pages stay for the worker's next file; every page this file opened was given back.
+  if (browser) expect(pagesOpen(browser)).toBe(0);
 });
 
 async function hubWith(config: HubConfig & { tokenDelayMs?: number } = {}): Promise<RunningHub> {
@@ -49,10 +49,10 @@ function sdk(hub: { url: string }, token?: string): HubClient {
 }
 
 async function person(url: string): Promise<Page> {
-  const { context, page, errors } = await openPage(browser, url);
+  const { page, errors, close } = await openPage(browser, url);
   cleanups.push(async () => {
     expect(errors).toEqual([]);
-    await context.close();
+    await close();
   });
   return page;
 }

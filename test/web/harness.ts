@@ -13,7 +13,7 @@ import { HubClient } from "../../client/index.ts";
 import { signInLink } from "../../client/cli/commands/token.ts";
 import { mintToken } from "../../hub/auth/index.ts";
 import { silentLogger, startHub, type HubConfig } from "../../hub/index.ts";
-import { openPage, sharedBrowser } from "../support/browser.ts";
+import { openPage, pagesOpen, sharedBrowser } from "../support/browser.ts";
 import { webAssistants } from "./assistants.ts";
 
 export const SECRET = "web-e2e-secret-that-is-32-bytes-long!";
@@ -37,8 +37,8 @@ export class WebHarness {
 
   async close(): Promise<void> {
     for (const fn of this.#cleanups.splice(0).reverse()) await fn();
-    // The browser stays for the worker's next file; every context this file opened is closed.
-    if (this.browser) expect(this.browser.contexts()).toEqual([]);
+    // The browser and its pages stay for the worker's next file; every page this file opened was given back.
+    if (this.browser) expect(pagesOpen(this.browser)).toBe(0);
   }
 
   defer(fn: () => Promise<void> | void): void {
@@ -61,10 +61,10 @@ export class WebHarness {
   /** A person signed in by link, at a desk or on a phone. */
   async person(hub: { url: string }, sub: string, name: string, roles: string[], options: { phone?: boolean; route?: string } = {}): Promise<Page> {
     const link = signInLink(hub.url, await token(sub, name, roles)) + (options.route ? `&next=${encodeURIComponent(options.route)}` : "");
-    const { context, page, errors } = await openPage(this.browser, link, options);
+    const { page, errors, close } = await openPage(this.browser, link, options);
     this.defer(async () => {
       expect(errors).toEqual([]);
-      await context.close();
+      await close();
     });
     await page.getByLabel(new RegExp(`Signed in as ${name}`)).waitFor(UI);
     return page;

@@ -28,10 +28,10 @@ describe.skipIf(!hasChromium())("an answer link in Chromium", { timeout: 90_000 
     expect(minted.status).toBe(200);
     const { path } = (await minted.json()) as { path: string };
 
-    const { context, page, errors } = await openPage(h.browser, `${hub.url}${path}`);
+    const { page, errors, close } = await openPage(h.browser, `${hub.url}${path}`);
     h.defer(async () => {
       expect(errors).toEqual([]);
-      await context.close();
+      await close();
     });
     await page.getByRole("heading", { name: "A question for Rita" }).waitFor(UI);
     await page.getByRole("heading", { name: "Q3 budget", level: 2 }).waitFor(UI);
@@ -48,12 +48,12 @@ describe.skipIf(!hasChromium())("an answer link in Chromium", { timeout: 90_000 
     await expect.poll(async () => ((await (await fetch(`${hub.url}/threads/link-1`, { headers: auth })).json()) as { status: string }).status, UI).toBe("idle");
 
     const again = await openPage(h.browser, `${hub.url}${path}`);
-    h.defer(() => again.context.close());
+    h.defer(() => again.close());
     await again.page.getByRole("alert").filter({ hasText: /^This link was already used/ }).waitFor(UI);
     await again.page.screenshot({ path: "/tmp/switchboard-link-used.png" });
 
     const tampered = await openPage(h.browser, `${hub.url}${path.slice(0, -3)}abc`);
-    h.defer(() => tampered.context.close());
+    h.defer(() => tampered.close());
     await tampered.page.getByRole("alert").filter({ hasText: "This link is not valid" }).waitFor(UI);
   });
 
@@ -74,10 +74,10 @@ describe.skipIf(!hasChromium())("an answer link in Chromium", { timeout: 90_000 
     expect(minted.status).toBe(200);
     const { path } = (await minted.json()) as { path: string };
 
-    const { context, page, errors } = await openPage(h.browser, `${hub.url}${path}`);
+    const { page, errors, close } = await openPage(h.browser, `${hub.url}${path}`);
     h.defer(async () => {
       expect(errors).toEqual([]);
-      await context.close();
+      await close();
     });
     await page.getByRole("heading", { name: "A question for Sid" }).waitFor(UI);
     // The email's config allows approve, edit and reject: those buttons, no Agent Inbox Respond.

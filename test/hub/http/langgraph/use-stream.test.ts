@@ -17,7 +17,7 @@ import type { Browser, Page } from "playwright-core";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REVIEW_DRAFT } from "../../../../hub/index.ts";
-import { hasChromium, openPage, sharedBrowser } from "../../../support/browser.ts";
+import { hasChromium, openPage, pagesOpen, sharedBrowser } from "../../../support/browser.ts";
 import { lgHub, sdk } from "./helpers.ts";
 
 const UI = { timeout: 20_000 };
@@ -48,7 +48,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (browser) expect(browser.contexts()).toEqual([]);
+  if (browser) expect(pagesOpen(browser)).toBe(0);
   rmSync(outDir, { recursive: true, force: true });
 });
 
@@ -73,7 +73,7 @@ async function watchTokens(page: Page, until: (seen: string) => boolean): Promis
 describe.skipIf(!hasChromium())("useStream in Chromium", { timeout: 120_000 }, () => {
   it("streams the draft, shows the interrupt, resumes with submit(undefined, { command: { resume } })", async () => {
     const hub = await lgHub({ webRoot: outDir, demoTokenDelayMs: 15 });
-    const { context, page, errors } = await openPage(browser!, hub.url);
+    const { page, errors, close } = await openPage(browser!, hub.url);
     try {
       await page.getByRole("button", { name: "Start" }).click();
       const seen = await watchTokens(page, (t) => t.length > 0 && t.length < REVIEW_DRAFT.length);
@@ -94,13 +94,13 @@ describe.skipIf(!hasChromium())("useStream in Chromium", { timeout: 120_000 }, (
       expect(await text(page, "error")).toBe("");
       expect(errors).toEqual([]);
     } finally {
-      await context.close();
+      await close();
     }
   });
 
   it("a reload mid-run rejoins the run (reconnectOnMount): no token lost or doubled, no second run", async () => {
     const hub = await lgHub({ webRoot: outDir, demoTokenDelayMs: 60 });
-    const { context, page, errors } = await openPage(browser!, hub.url);
+    const { page, errors, close } = await openPage(browser!, hub.url);
     try {
       const joins: string[] = [];
       page.on("request", (r) => {
@@ -127,7 +127,7 @@ describe.skipIf(!hasChromium())("useStream in Chromium", { timeout: 120_000 }, (
       expect(await text(page, "finalize-calls")).toBe("1");
       expect(errors).toEqual([]);
     } finally {
-      await context.close();
+      await close();
     }
   });
 });
