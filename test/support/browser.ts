@@ -91,7 +91,12 @@ export async function openPage(browser: Browser, url: string, options: { phone?:
     if (await clean(entry)) pools[kind].push(entry);
     else await entry.context.close().catch(() => undefined);
   };
-  await entry.page.goto(url);
+  try {
+    await entry.page.goto(url);
+  } catch (error) {
+    await close();
+    throw error;
+  }
   return { page: entry.page, errors, close };
 }
 
