@@ -86,6 +86,8 @@ describe.skipIf(!hasChromium())("the web app in Chromium", { timeout: 60_000 }, 
       await link.waitFor(UI);
       await link.click();
       await page.getByRole("button", { name: "Approve" }).waitFor(UI);
+      // The form says what it is and why (the demo's review question declares no response schema).
+      await page.getByText("Answer form: any JSON value (the question declares no response schema)").waitFor(UI);
     }
     // Both press Approve at the same moment (one shared clock, one timer in each page).
     const at = Date.now() + 400;

@@ -126,7 +126,7 @@ function HumanInterruptForm({ item, disabled, submit, draftKey }: AnswerFormProp
 
 export const humanInterruptKind: AnswerKind = {
   id: "human-interrupt",
-  label: "Agent Inbox action",
+  label: "an Agent Inbox action (accept, edit, respond, ignore)",
   matches: (item) => humanInterruptOf(item.payload) !== null,
   Form: HumanInterruptForm,
 };

@@ -61,7 +61,7 @@ function JsonAnswerForm({ disabled, submit, draftKey }: AnswerFormProps): ReactN
 
 export const jsonAnswerKind: AnswerKind = {
   id: "json",
-  label: "JSON answer",
+  label: "any JSON value (the question declares no response schema)",
   matches: () => true,
   Form: JsonAnswerForm,
 };

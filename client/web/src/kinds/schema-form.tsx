@@ -300,7 +300,7 @@ function SchemaForm({ item, disabled, submit, draftKey }: AnswerFormProps): Reac
 
 export const schemaFormKind: AnswerKind = {
   id: "schema-form",
-  label: "Form from the response schema",
+  label: "generated from the question's response schema",
   matches: (item: AnswerItem) => isRecord(item.responseSchema) && Object.keys(item.responseSchema).length > 0,
   Form: SchemaForm,
 };

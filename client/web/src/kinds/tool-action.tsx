@@ -115,7 +115,7 @@ function ToolActionForm({ item, disabled, submit, draftKey }: AnswerFormProps): 
 
 export const toolActionKind: AnswerKind = {
   id: "tool-action",
-  label: "Tool call of a multi-action request",
+  label: "one tool call of a multi-action request",
   matches: (item) => item.action !== undefined && item.action.format !== "agent-inbox" && proposedCallOf(item.payload) !== null,
   Form: ToolActionForm,
 };

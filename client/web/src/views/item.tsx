@@ -326,7 +326,7 @@ export function ItemView({ threadId, interruptId, queue }: { threadId: string; i
             </p>
           )}
           {!readOnlyReason && (reviewer || pendingNow) && payload !== undefined && <Form item={answerItem} disabled={disabled} submit={submit} draftKey={`${threadId}.${interruptId}`} />}
-          <p className="hint">{kind.label}</p>
+          <p className="hint">Answer form: {kind.label}</p>
         </section>
         {action && action.count > 1 && <ActionSiblings threadId={threadId} interruptId={interruptId} action={action} refreshKey={statusKey} />}
         <section className="card audit" aria-labelledby="audit-h">
