@@ -6,12 +6,13 @@
  * - fan-out: a `bench-stream` run on node A. Delivered events/s per node,
  *   unpaced, with the same number of sockets on each node. Paced latency
  *   (p50, p99: engine write → client receive, wall clock) at an offered
- *   rate of 40% of one node's unpaced rate, with the same sockets in total: both client processes on the one
- *   node, or one on each of the two. The machine's two cores run every hub,
- *   client, Redis and Postgres, so two nodes with one node's sockets each
- *   would do twice the delivery work on the same cores, and their p99 would
- *   measure the CPU queue rather than the bus. The two-node latency minus the
- *   one-node latency is what Redis adds per event.
+ *   rate of 40% of one node's unpaced rate, with the same sockets in total:
+ *   both client processes on the one node, or one on each of the two. The
+ *   machine's two cores run every hub, client, Redis and Postgres, so two
+ *   nodes with one node's sockets each would do twice the delivery work on
+ *   the same cores, and their p99 would measure the CPU queue rather than
+ *   the bus. The two-node latency minus the one-node latency is what Redis
+ *   adds per event.
  * - answer race: reviewers spread over the nodes answer one interrupt at
  *   once; time until every one has its reply (one success, the rest
  *   already_answered), against the same race on one node.
