@@ -26,6 +26,8 @@ export type { ClientSocket, PlatformWebSocket, PlatformWebSocketConstructor, Soc
 // Pure projections, for custom stores (Redux, signals) and tests.
 export { initialThreadState, projectThread, reduceThread, stateFromResync } from "./projections/thread-state.ts";
 export type { RunView, ThreadState } from "./projections/thread-state.ts";
+export { proposedCallOf } from "./actions.ts";
+export type { ProposedCall } from "./actions.ts";
 export { conversationOf, messagesFromValues, reduceMessages, parseArgs } from "./projections/messages.ts";
 export type { BlockView, MessageStatus, MessageView, ToolCallView } from "./projections/messages.ts";
 export { reduceTools } from "./projections/tools.ts";

@@ -7,6 +7,7 @@
  */
 import { SignJWT, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify } from "jose";
 import type { JWTPayload, JWTVerifyOptions } from "jose";
+import { DEV_AS_NAME, DEV_AS_PREFIX } from "../protocol/index.ts";
 import { AuthConfigError, unauthenticated } from "./errors.ts";
 import type { AuthFailure } from "./errors.ts";
 import { DEV_PRINCIPAL } from "./principal.ts";
@@ -112,10 +113,6 @@ export function createAuthenticator(options: AuthenticatorOptions = {}): Authent
   };
 }
 
-/** Open dev mode: a bearer token `dev.<name>` acts as that user (with the dev principal's roles); a bearer token's characters (RFC 6750). */
-export const DEV_AS_PREFIX = "dev.";
-const DEV_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-
 /**
  * Who a request of open dev mode is: DEV_PRINCIPAL, or with `dev.<name>` the
  * user named (to try routing, quorums and self-approval rules as several
@@ -126,7 +123,7 @@ function devPrincipalOf(raw: string | undefined): AuthResult {
   const token = raw?.trim() ?? "";
   if (!token.startsWith(DEV_AS_PREFIX)) return { ok: true, principal: DEV_PRINCIPAL };
   const name = token.slice(DEV_AS_PREFIX.length);
-  if (!DEV_NAME.test(name)) return unauthenticated(`in open dev mode a token "${DEV_AS_PREFIX}<name>" acts as that user; a name is 1–64 letters, digits, _ . -`);
+  if (!DEV_AS_NAME.test(name)) return unauthenticated(`in open dev mode a token "${DEV_AS_PREFIX}<name>" acts as that user; a name is 1–64 letters, digits, _ . -`);
   if (name === DEV_PRINCIPAL.sub) return { ok: true, principal: DEV_PRINCIPAL };
   return { ok: true, principal: Object.freeze({ sub: name, name, tenant: DEV_PRINCIPAL.tenant, roles: DEV_PRINCIPAL.roles }) };
 }

@@ -26,5 +26,5 @@ export { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds, tooDeepMessage, utf8Bytes } f
 export { COMMAND_METHODS, EVENT_METHODS, QUEUE_EVENT_METHODS, REVIEW_EVENT_METHODS, THREADLESS_METHODS } from "./types.ts";
 export { KNOWN_DELTA_TYPES } from "./event-schema.ts";
 export type * from "./types.ts";
-export { ALL_QUEUES, assistantListSchema, healthSchema, threadListSchema, threadRecordSchema, quorumInfoSchema, quorumProgressSchema, reviewInfoSchema, reviewRecordSchema, threadReviewsSchema, whoAmISchema } from "./rest.ts";
+export { ALL_QUEUES, DEV_AS_NAME, DEV_AS_PREFIX, assistantListSchema, healthSchema, threadListSchema, threadRecordSchema, quorumInfoSchema, quorumProgressSchema, reviewInfoSchema, reviewRecordSchema, threadReviewsSchema, whoAmISchema } from "./rest.ts";
 export type { AssistantInfo, HealthInfo, QuorumInfo, ThreadRecordJson, ReviewActionJson, ReviewInfo, ReviewRecord, ReviewRoutingJson, ReviewViewer, WhoAmI } from "./rest.ts";

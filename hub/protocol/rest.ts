@@ -34,6 +34,11 @@ export type WhoAmI = z.infer<typeof whoAmISchema>;
  */
 export const ALL_QUEUES = "*";
 
+/** Open dev mode: a bearer token `dev.<name>` acts as the user named (the web app's "Act as…"). */
+export const DEV_AS_PREFIX = "dev.";
+/** A name `dev.<name>` may carry: a bearer token's characters (RFC 6750), 1–64 of them. */
+export const DEV_AS_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
 /** A thread record as `GET /threads` and `GET /threads/:id` return it. */
 export const threadRecordSchema = z.looseObject({
   thread_id: str,

@@ -5,7 +5,7 @@
  * number they were first shown with for the whole session.
  */
 import { createInterface } from "node:readline";
-import type { InterruptView, ResolvedInterrupt } from "../../index.ts";
+import { proposedCallOf, type InterruptView, type ResolvedInterrupt } from "../../index.ts";
 import { CliError, EXIT, HUB_OPTIONS, HUB_OPTIONS_HELP, hubTarget, parse, parseAnswer, type ExitCode } from "../args.ts";
 import { connect, explain, hasCode, requireThread, type Lost } from "../connect.ts";
 import { aborted, type CliContext, type Command } from "../context.ts";
@@ -319,11 +319,14 @@ async function* withStop(lines: AsyncIterable<string>, stop: Promise<"abort">): 
 function whatIsAsked(item: InterruptView): string {
   const action = item.review?.action;
   if (action === undefined) return preview(item.payload);
-  const payload = item.payload as Record<string, unknown> | unknown[] | null;
-  const requests = Array.isArray(payload) ? payload : payload === null || typeof payload !== "object" ? undefined : (payload["action_requests"] ?? payload["actionRequests"]);
-  const first: unknown = Array.isArray(requests) ? requests[0] : undefined;
-  const request = first !== null && typeof first === "object" ? (first as Record<string, unknown>) : {};
-  const inner = request["action_request"];
-  const args = inner !== null && typeof inner === "object" ? (inner as Record<string, unknown>)["args"] : request["args"];
-  return `action ${action.index + 1} of ${action.count}: ${action.name} ${preview(args ?? {}, 120)}`;
+  return `action ${action.index + 1} of ${action.count}: ${action.name} ${preview(argsOf(item.payload), 120)}`;
+}
+
+/** The arguments of a per-action item's call: LangChain's request, or Agent Inbox's one-item list. */
+function argsOf(payload: unknown): unknown {
+  const call = proposedCallOf(payload);
+  if (call !== null) return call.args;
+  const [inbox] = Array.isArray(payload) ? payload : [];
+  const request: unknown = inbox !== null && typeof inbox === "object" ? Reflect.get(inbox, "action_request") : undefined;
+  return (request !== null && typeof request === "object" ? Reflect.get(request, "args") : undefined) ?? {};
 }

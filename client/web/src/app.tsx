@@ -7,6 +7,7 @@
  */
 import { Suspense, lazy, useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import { HubClient, HubClientError, platformSocketFactory } from "../../index.ts";
+import { DEV_AS_PREFIX } from "../../../hub/protocol/index.ts";
 import { Shell } from "./shell.tsx";
 import { SessionProvider, type Session } from "./hub.tsx";
 import { adoptTokenFromUrl, forgetToken, isExpired, readClaims, storeDevAs, storedDevAs, storedToken, storeToken } from "./session.ts";
@@ -69,7 +70,7 @@ function SignedInApp(): ReactNode {
       token = stored;
     } else {
       const devAs = storedDevAs();
-      if (devAs !== null) token = `dev.${devAs}`;
+      if (devAs !== null) token = `${DEV_AS_PREFIX}${devAs}`;
     }
     const expiresAt = token && auth === "jwt" ? (readClaims(token)?.expiresAt ?? null) : null;
     const client = new HubClient({

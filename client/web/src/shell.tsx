@@ -5,6 +5,7 @@
  * for the page's whole life, so the count and presence stay live everywhere.
  */
 import { Component, Suspense, lazy, useEffect, useMemo, useState, type ReactNode } from "react";
+import { DEV_AS_NAME } from "../../../hub/protocol/index.ts";
 import { Avatar } from "./components/people.tsx";
 import { countdown } from "./format.ts";
 import { hasRole, useConnectionState, useNow, useQueueItems, useSession } from "./hub.tsx";
@@ -58,8 +59,6 @@ function ConnectionBanner(): ReactNode {
   );
 }
 
-const DEV_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-
 /** Open dev mode: act as another user in this tab (the hub takes `dev.<name>` as that user). */
 function ActAs(): ReactNode {
   const [editing, setEditing] = useState(false);
@@ -76,7 +75,7 @@ function ActAs(): ReactNode {
       </button>
     );
   }
-  const valid = DEV_NAME.test(name.trim());
+  const valid = DEV_AS_NAME.test(name.trim());
   return (
     <form
       className="act-as"

@@ -66,28 +66,7 @@ export function humanInterruptOf(payload: unknown): { request: HumanInterrupt; l
   return request ? { request, list: false } : null;
 }
 
-/** One proposed tool call in LangChain's human-in-the-loop shape (a per-action item's payload), snake or camelCase. */
-export interface ProposedCall {
-  name: string;
-  args: Record<string, unknown>;
-  description?: string;
-  /** The requests of the payload: one for a per-action item, more for a whole request. */
-  count: number;
-}
-
-export function proposedCallOf(payload: unknown): ProposedCall | null {
-  if (!isRecord(payload)) return null;
-  const requests = payload["action_requests"] ?? payload["actionRequests"];
-  if (!Array.isArray(requests) || requests.length === 0) return null;
-  const first: unknown = requests[0];
-  if (!isRecord(first) || typeof first["name"] !== "string") return null;
-  return {
-    name: first["name"],
-    args: isRecord(first["args"]) ? first["args"] : {},
-    ...(typeof first["description"] === "string" ? { description: first["description"] } : {}),
-    count: requests.length,
-  };
-}
+export { proposedCallOf, type ProposedCall } from "../../../index.ts";
 
 /** Drafts live in sessionStorage: a refusal, a reconnect or a detour to another item loses nothing. */
 export function loadDraft<T>(key: string, fallback: T): T {

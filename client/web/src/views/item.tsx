@@ -69,7 +69,6 @@ function quorumProgressOf(record: ReviewRecord | null): Progress | undefined {
   return p && typeof p.approved === "number" && typeof p.required === "number" && Array.isArray(p.approvers) ? p : undefined;
 }
 
-
 /** The other actions the agent proposed in the same request: each its own item, each decided on its own. */
 function ActionSiblings({ threadId, interruptId, action, refreshKey }: { threadId: string; interruptId: string; action: ReviewActionJson; refreshKey: string }): ReactNode {
   const { client } = useSession();
